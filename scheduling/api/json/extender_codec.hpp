@@ -1,0 +1,21 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "scheduling/api/extender_types.hpp"
+
+// JSON codecs of the extender wire types. Decoders throw api::DecodeError naming the JSON
+// path; keys match case-insensitively (as Go's encoding/json does) and `null` stands for an
+// absent list, map or object anywhere. Encoders write PascalCase keys.
+namespace scheduling::api::json {
+
+// `body` must outlive the result: SentNode::raw points into it.
+ExtenderArgs decodeExtenderArgs(std::string_view body);
+ExtenderPreemptionArgs decodeExtenderPreemptionArgs(std::string_view body);
+
+std::string encode(const ExtenderFilterResult& result);
+std::string encode(const HostPriorityList& priorities);
+std::string encode(const ExtenderPreemptionResult& result);
+
+}  // namespace scheduling::api::json

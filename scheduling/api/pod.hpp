@@ -1,0 +1,73 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scheduling/api/label_selector.hpp"
+#include "scheduling/api/labels.hpp"
+
+namespace scheduling::api {
+
+// The subset of core/v1 objects the scheduling framework reads. Everything else in the
+// JSON (containers, volumes, managedFields, status.conditions, ...) is skipped while
+// decoding, so a cached pod costs a few hundred bytes instead of kilobytes.
+
+struct ObjectMeta {
+  std::string name;
+  std::string ns;  // metadata.namespace
+  std::string uid;
+  Labels labels;
+  std::optional<std::string> deletionTimestamp;
+};
+
+struct PodAffinityTerm {
+  std::optional<LabelSelector> labelSelector;
+  std::vector<std::string> namespaces;
+  std::optional<LabelSelector> namespaceSelector;
+  std::string topologyKey;
+  std::vector<std::string> matchLabelKeys;
+  std::vector<std::string> mismatchLabelKeys;
+};
+
+struct WeightedPodAffinityTerm {
+  std::int32_t weight = 0;
+  PodAffinityTerm podAffinityTerm;
+};
+
+// v1.PodAffinity and v1.PodAntiAffinity share this shape.
+struct PodAffinity {
+  std::vector<PodAffinityTerm> requiredDuringSchedulingIgnoredDuringExecution;
+  std::vector<WeightedPodAffinityTerm> preferredDuringSchedulingIgnoredDuringExecution;
+};
+
+struct Affinity {
+  std::optional<PodAffinity> podAffinity;
+  std::optional<PodAffinity> podAntiAffinity;
+};
+
+struct PodSpec {
+  std::string nodeName;
+  std::string schedulerName;
+  std::optional<std::int32_t> priority;
+  std::optional<Affinity> affinity;
+};
+
+struct PodStatus {
+  std::string phase;
+  std::string nominatedNodeName;
+};
+
+struct Pod {
+  ObjectMeta metadata;
+  PodSpec spec;
+  PodStatus status;
+
+  // The priority kube-scheduler compares (corev1helpers.PodPriority): unset means 0.
+  std::int32_t priority() const { return spec.priority.value_or(0); }
+  bool isTerminating() const { return metadata.deletionTimestamp.has_value(); }
+  bool isTerminal() const { return status.phase == "Succeeded" || status.phase == "Failed"; }
+};
+
+}  // namespace scheduling::api

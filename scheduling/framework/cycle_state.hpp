@@ -1,0 +1,78 @@
+#pragma once
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "scheduling/framework/listers.hpp"
+
+namespace scheduling::framework {
+
+// Per-cycle plugin data (framework.StateData).
+class StateData {
+ public:
+  virtual ~StateData() = default;
+  virtual std::unique_ptr<StateData> clone() const = 0;
+};
+
+// framework.CycleState: what plugins hand from one extension point to the next within one
+// scheduling cycle. Unlike upstream, it also carries the cycle's snapshot: kube-scheduler
+// runs one cycle at a time against the handle's snapshot, while the extender runs cycles
+// for concurrent requests, each on the snapshot it started with.
+class CycleState {
+ public:
+  explicit CycleState(std::shared_ptr<const SharedLister> snapshot)
+      : snapshot_(std::move(snapshot)) {}
+
+  const SharedLister& snapshot() const { return *snapshot_; }
+
+  void write(std::string_view key, std::unique_ptr<StateData> data) {
+    for (auto& [k, v] : data_) {
+      if (k == key) {
+        v = std::move(data);
+        return;
+      }
+    }
+    data_.emplace_back(std::string(key), std::move(data));
+  }
+
+  // nullptr when nothing of type T was written under key.
+  template <typename T>
+  T* read(std::string_view key) const {
+    for (const auto& [k, v] : data_) {
+      if (k == key) return dynamic_cast<T*>(v.get());
+    }
+    return nullptr;
+  }
+
+  // Deep copy of every StateData, as CycleState.Clone.
+  CycleState clone() const {
+    CycleState copy(snapshot_);
+    copy.data_.reserve(data_.size());
+    for (const auto& [k, v] : data_) copy.data_.emplace_back(k, v ? v->clone() : nullptr);
+    copy.skipFilterPlugins_ = skipFilterPlugins_;
+    copy.skipScorePlugins_ = skipScorePlugins_;
+    return copy;
+  }
+
+  // Plugins whose PreFilter / PreScore returned Skip this cycle.
+  void skipFilterPlugin(std::string_view name) { skipFilterPlugins_.emplace_back(name); }
+  void skipScorePlugin(std::string_view name) { skipScorePlugins_.emplace_back(name); }
+  bool isFilterSkipped(std::string_view name) const { return contains(skipFilterPlugins_, name); }
+  bool isScoreSkipped(std::string_view name) const { return contains(skipScorePlugins_, name); }
+
+ private:
+  static bool contains(const std::vector<std::string>& v, std::string_view name) {
+    return std::find(v.begin(), v.end(), name) != v.end();
+  }
+
+  std::shared_ptr<const SharedLister> snapshot_;
+  std::vector<std::pair<std::string, std::unique_ptr<StateData>>> data_;
+  std::vector<std::string> skipFilterPlugins_;
+  std::vector<std::string> skipScorePlugins_;
+};
+
+}  // namespace scheduling::framework

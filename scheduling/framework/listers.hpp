@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "scheduling/framework/types.hpp"
+
+namespace scheduling::framework {
+
+// How many of a node's pods carry one affinity term (counted per term, so a pod listing
+// the same term twice counts 2).
+struct NodeTermCount {
+  const NodeInfo* node;
+  std::int64_t count;
+};
+
+enum class TermKind { RequiredAffinity, RequiredAntiAffinity, PreferredAffinity, PreferredAntiAffinity };
+
+// The read-only cluster view of one scheduling cycle (SharedLister + the nominator +
+// the namespace lister upstream). Implemented by cache::Snapshot.
+//
+// Beyond upstream's listers it answers the two questions InterPodAffinity asks of every
+// pod in the cluster through indexes, so their cost follows what matches:
+//  - forEachPodMatching: which assigned pods a term of the incoming pod selects;
+//  - forEachExistingTerm: the distinct terms that assigned pods carry, with where.
+class SharedLister {
+ public:
+  virtual ~SharedLister() = default;
+
+  // Nodes in node-tree order (zones round-robin), and the upstream "have ..." sub-lists.
+  virtual std::span<const NodeInfo* const> nodeInfoList() const = 0;
+  virtual std::span<const NodeInfo* const> havePodsWithAffinityList() const = 0;
+  virtual std::span<const NodeInfo* const> havePodsWithRequiredAntiAffinityList() const = 0;
+  // nullptr for an unknown name.
+  virtual const NodeInfo* getNodeInfo(std::string_view name) const = 0;
+
+  // A namespace's labels; empty labels for an unknown namespace
+  // (GetNamespaceLabelsSnapshot).
+  virtual const api::Labels& namespaceLabels(std::string_view ns) const = 0;
+  virtual void forEachNamespace(
+      const std::function<void(const std::string& name, const api::Labels& labels)>& fn)
+      const = 0;
+
+  // Pods nominated to the node (unbound, status.nominatedNodeName == node), in order.
+  virtual std::span<const PodInfoPtr> nominatedPodsForNode(std::string_view node) const = 0;
+
+  // Calls fn for every pod assigned to a node of this snapshot that `term` matches with
+  // empty namespace labels (term.matches(pod, {})): the incoming pod's terms, whose
+  // namespaceSelector has been resolved into namespaces (Nothing) or is Everything.
+  virtual void forEachPodMatching(
+      const AffinityTerm& term,
+      const std::function<void(const PodInfo& pod, const NodeInfo& node)>& fn) const = 0;
+
+  // Calls fn once per distinct (term, weight) of the given kind carried by pods assigned
+  // to nodes of this snapshot, with the nodes holding them. Weight is 0 for required terms.
+  virtual void forEachExistingTerm(
+      TermKind kind, const std::function<void(const AffinityTerm& term, std::int32_t weight,
+                                              std::span<const NodeTermCount> nodes)>& fn)
+      const = 0;
+};
+
+}  // namespace scheduling::framework

@@ -1,0 +1,63 @@
+#include <algorithm>
+#include <atomic>
+
+#include "scheduling/framework/types.hpp"
+
+namespace scheduling::framework {
+
+std::int64_t nextGeneration() {
+  static std::atomic<std::int64_t> generation{0};
+  return ++generation;
+}
+
+const std::string& NodeInfo::name() const {
+  static const std::string kEmpty;
+  return node_ ? node_->name : kEmpty;
+}
+
+const api::Labels& NodeInfo::labels() const {
+  static const api::Labels kEmpty;
+  return node_ ? node_->labels : kEmpty;
+}
+
+void NodeInfo::bumpGeneration() { generation_ = nextGeneration(); }
+
+void NodeInfo::setNode(std::shared_ptr<const api::Node> node) {
+  node_ = std::move(node);
+  bumpGeneration();
+}
+
+void NodeInfo::removeNode() {
+  node_.reset();
+  bumpGeneration();
+}
+
+void NodeInfo::addPod(PodInfoPtr pod) {
+  if (pod->hasPodAffinityOrAntiAffinity()) podsWithAffinity_.push_back(pod);
+  if (!pod->requiredAntiAffinityTerms().empty()) podsWithRequiredAntiAffinity_.push_back(pod);
+  pods_.push_back(std::move(pod));
+  bumpGeneration();
+}
+
+namespace {
+
+bool swapRemove(std::vector<PodInfoPtr>& pods, std::string_view uid) {
+  auto it = std::find_if(pods.begin(), pods.end(),
+                         [&](const PodInfoPtr& p) { return p->pod().metadata.uid == uid; });
+  if (it == pods.end()) return false;
+  *it = std::move(pods.back());
+  pods.pop_back();
+  return true;
+}
+
+}  // namespace
+
+bool NodeInfo::removePod(std::string_view uid) {
+  swapRemove(podsWithAffinity_, uid);
+  swapRemove(podsWithRequiredAntiAffinity_, uid);
+  if (!swapRemove(pods_, uid)) return false;
+  bumpGeneration();
+  return true;
+}
+
+}  // namespace scheduling::framework

@@ -1,0 +1,120 @@
+#include <algorithm>
+
+#include "scheduling/framework/types.hpp"
+
+namespace scheduling::framework {
+
+namespace {
+
+// getNamespacesFromPodAffinityTerm: the owner's namespace when the term names none and has
+// no namespaceSelector; otherwise exactly the listed ones (possibly none).
+std::vector<std::string> termNamespaces(const api::Pod& pod, const api::PodAffinityTerm& term) {
+  std::vector<std::string> namespaces;
+  if (term.namespaces.empty() && !term.namespaceSelector) {
+    namespaces.push_back(pod.metadata.ns);
+  } else {
+    namespaces = term.namespaces;
+    std::sort(namespaces.begin(), namespaces.end());
+    namespaces.erase(std::unique(namespaces.begin(), namespaces.end()), namespaces.end());
+  }
+  return namespaces;
+}
+
+// newAffinityTerm.
+std::optional<AffinityTerm> newAffinityTerm(const api::Pod& pod,
+                                            const api::PodAffinityTerm& term,
+                                            std::vector<std::string>& errors) {
+  auto selector = labels::fromLabelSelector(term.labelSelector, errors);
+  if (!selector) return std::nullopt;
+  auto namespaceSelector = labels::fromLabelSelector(term.namespaceSelector, errors);
+  if (!namespaceSelector) return std::nullopt;
+  return AffinityTerm{std::move(*selector), termNamespaces(pod, term),
+                      std::move(*namespaceSelector), term.topologyKey};
+}
+
+// getAffinityTerms: the first bad term empties the whole list.
+std::vector<AffinityTerm> affinityTerms(const api::Pod& pod,
+                                        const std::vector<api::PodAffinityTerm>& terms,
+                                        std::vector<std::string>& errors) {
+  std::vector<AffinityTerm> out;
+  out.reserve(terms.size());
+  for (const auto& term : terms) {
+    auto parsed = newAffinityTerm(pod, term, errors);
+    if (!parsed) return {};
+    out.push_back(std::move(*parsed));
+  }
+  return out;
+}
+
+// getWeightedAffinityTerms.
+std::vector<WeightedAffinityTerm> weightedAffinityTerms(
+    const api::Pod& pod, const std::vector<api::WeightedPodAffinityTerm>& terms,
+    std::vector<std::string>& errors) {
+  std::vector<WeightedAffinityTerm> out;
+  out.reserve(terms.size());
+  for (const auto& weighted : terms) {
+    auto parsed = newAffinityTerm(pod, weighted.podAffinityTerm, errors);
+    if (!parsed) return {};
+    out.push_back(WeightedAffinityTerm{std::move(*parsed), weighted.weight});
+  }
+  return out;
+}
+
+// utilerrors.NewAggregate(...).Error(): one message as is; several, de-duplicated in
+// order, joined with ", " inside brackets.
+std::string aggregate(const std::vector<std::string>& errors) {
+  std::vector<std::string> unique;
+  for (const auto& e : errors) {
+    if (std::find(unique.begin(), unique.end(), e) == unique.end()) unique.push_back(e);
+  }
+  if (unique.size() == 1) return unique.front();
+  std::string joined;
+  for (const auto& e : unique) {
+    if (!joined.empty()) joined += ", ";
+    joined += e;
+  }
+  return unique.empty() ? joined : "[" + joined + "]";
+}
+
+const std::vector<api::PodAffinityTerm> kNoTerms;
+const std::vector<api::WeightedPodAffinityTerm> kNoWeightedTerms;
+
+const std::vector<api::PodAffinityTerm>& required(const std::optional<api::PodAffinity>& a) {
+  return a ? a->requiredDuringSchedulingIgnoredDuringExecution : kNoTerms;
+}
+const std::vector<api::WeightedPodAffinityTerm>& preferred(
+    const std::optional<api::PodAffinity>& a) {
+  return a ? a->preferredDuringSchedulingIgnoredDuringExecution : kNoWeightedTerms;
+}
+
+}  // namespace
+
+bool AffinityTerm::hasNamespace(std::string_view ns) const {
+  return std::binary_search(namespaces.begin(), namespaces.end(), ns);
+}
+
+bool AffinityTerm::matches(const api::Pod& pod, const api::Labels& nsLabels) const {
+  if (hasNamespace(pod.metadata.ns) || namespaceSelector.matches(nsLabels)) {
+    return selector.matches(pod.metadata.labels);
+  }
+  return false;
+}
+
+PodInfo::PodInfo(std::shared_ptr<const api::Pod> pod) : pod_(std::move(pod)) {
+  const auto& affinity = pod_->spec.affinity;
+  if (!affinity) return;
+  std::vector<std::string> errors;
+  requiredAffinity_ = affinityTerms(*pod_, required(affinity->podAffinity), errors);
+  requiredAntiAffinity_ = affinityTerms(*pod_, required(affinity->podAntiAffinity), errors);
+  preferredAffinity_ = weightedAffinityTerms(*pod_, preferred(affinity->podAffinity), errors);
+  preferredAntiAffinity_ =
+      weightedAffinityTerms(*pod_, preferred(affinity->podAntiAffinity), errors);
+  if (!errors.empty()) parseError_ = aggregate(errors);
+}
+
+bool PodInfo::hasPodAffinityOrAntiAffinity() const {
+  const auto& affinity = pod_->spec.affinity;
+  return affinity && (affinity->podAffinity || affinity->podAntiAffinity);
+}
+
+}  // namespace scheduling::framework

@@ -1,0 +1,85 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "scheduling/config/configuration.hpp"
+#include "scheduling/framework/interface.hpp"
+#include "scheduling/framework/runtime/parallelizer.hpp"
+#include "scheduling/framework/runtime/registry.hpp"
+
+namespace scheduling::framework::runtime {
+
+struct FilterEntry {
+  std::shared_ptr<Plugin> owner;
+  const PreFilterPlugin* preFilter;  // nullptr when the plugin has no PreFilter
+  const FilterPlugin* filter;
+};
+
+struct ScoreEntry {
+  std::shared_ptr<Plugin> owner;
+  const PreScorePlugin* preScore;  // nullptr when the plugin has no PreScore
+  const ScorePlugin* score;
+  std::int64_t weight;
+};
+
+// Per node and per score plugin: the raw Score and the value after NormalizeScore.
+struct NodePluginScores {
+  std::vector<std::int64_t> raw;         // indexed like scorePlugins()
+  std::vector<std::int64_t> normalized;  // idem; 0 for skipped plugins
+  std::int64_t total = 0;                // Σ weight × normalized
+};
+
+// frameworkImpl (framework/runtime/framework.go): one profile's plugins, in configured
+// order, and the Run*Plugins methods with upstream's status handling.
+class Framework {
+ public:
+  // Throws config::ConfigError for unknown plugins, a plugin that lacks the extension
+  // point it is listed under, bad weights or args, duplicates.
+  Framework(const config::Configuration& configuration, const Registry& registry);
+
+  const std::vector<FilterEntry>& filterPlugins() const { return filter_; }
+  const std::vector<ScoreEntry>& scorePlugins() const { return score_; }
+  std::int32_t percentageOfNodesToScore() const { return percentageOfNodesToScore_; }
+  Parallelizer& parallelizer() const { return *parallelizer_; }
+
+  // RunPreFilterPlugins: Skip marks the plugin skipped for Filter and AddPod/RemovePod;
+  // UnschedulableAndUnresolvable returns at once; Unschedulable is remembered while the
+  // others still run; anything else is wrapped as Error.
+  Status runPreFilterPlugins(CycleState& state, const PodInfo& pod,
+                             std::span<const NodeInfo* const> nodes) const;
+  Status runPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod,
+                                     const PodInfo& podToAdd, const NodeInfo& node) const;
+  Status runPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod,
+                                        const PodInfo& podToRemove,
+                                        const NodeInfo& node) const;
+
+  // RunFilterPlugins: the first non-success stops; a rejection keeps its code, anything
+  // else becomes Error. The returned status names its plugin.
+  Status runFilterPlugins(const CycleState& state, const PodInfo& pod,
+                          const NodeInfo& node) const;
+  // RunFilterPluginsWithNominatedPods: pass 1 with the nominated pods of equal or higher
+  // priority added to a copy of the node and state, pass 2 without; both must pass.
+  Status runFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
+                                           const NodeInfo& node) const;
+
+  // RunPreScorePlugins: Skip marks the plugin skipped for Score; other failures are Error.
+  Status runPreScorePlugins(CycleState& state, const PodInfo& pod,
+                            std::span<const NodeInfo* const> nodes) const;
+  // RunScorePlugins: Score in parallel over nodes, NormalizeScore per plugin, the [0, 100]
+  // range check, weights. `out` gets one entry per node.
+  Status runScorePlugins(const CycleState& state, const PodInfo& pod,
+                         std::span<const NodeInfo* const> nodes,
+                         std::vector<NodePluginScores>& out) const;
+
+ private:
+  std::vector<FilterEntry> filter_;
+  std::vector<ScoreEntry> score_;
+  std::int32_t percentageOfNodesToScore_;
+  std::unique_ptr<Parallelizer> parallelizer_;
+};
+
+}  // namespace scheduling::framework::runtime

@@ -1,0 +1,71 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scheduling/api/extender_types.hpp"
+#include "scheduling/cache/cache.hpp"
+#include "scheduling/framework/runtime/framework.hpp"
+#include "scheduling/framework/status.hpp"
+
+namespace scheduling {
+
+// What /explain reports for one node.
+struct PluginVerdict {
+  std::string plugin;
+  framework::Status status;
+};
+
+struct PluginScore {
+  std::string plugin;
+  std::int64_t raw = 0;
+  std::int64_t normalized = 0;
+  std::int64_t weight = 0;
+};
+
+struct NodeExplanation {
+  std::string name;
+  bool feasible = false;
+  std::vector<PluginVerdict> filter;  // empty for nodes sampling never examined
+  std::vector<PluginScore> scores;    // feasible nodes only
+  std::int64_t total = 0;
+  std::int64_t score = 0;
+};
+
+struct Explanation {
+  std::string pod;  // namespace/name
+  std::int64_t numAllNodes = 0;
+  std::int64_t numFeasibleNodesToFind = 0;
+  std::vector<NodeExplanation> nodes;  // in request order
+  std::string error;                   // the framework failed (Error status)
+};
+
+// Runs kube-scheduler's scheduling steps for extender requests (schedule_one.go:
+// findNodesThatPassFilters, prioritizeNodes; preemption's victim check) over the nodes a
+// request names and the cache's latest snapshot. Thread-safe: requests run concurrently,
+// sharing only the rotating start index.
+class Scheduler {
+ public:
+  Scheduler(std::shared_ptr<framework::runtime::Framework> framework,
+            std::shared_ptr<const cache::Cache> cache);
+
+  // PreFilter + Filter with sampling; advances the rotating start index.
+  api::ExtenderFilterResult filter(const api::ExtenderArgs& args);
+  // PreScore + Score + NormalizeScore over exactly the nodes sent. A framework error is
+  // returned as a non-success status (the HTTP layer answers 500).
+  framework::Status prioritize(const api::ExtenderArgs& args, api::HostPriorityList& out);
+  // Keeps the candidates on which the pod fits once their victims are removed.
+  api::ExtenderPreemptionResult preempt(const api::ExtenderPreemptionArgs& args);
+  // Filter then score the feasible nodes, as a dry run (the start index does not move).
+  Explanation explain(const api::ExtenderArgs& args);
+
+ private:
+  std::shared_ptr<framework::runtime::Framework> framework_;
+  std::shared_ptr<const cache::Cache> cache_;
+  std::atomic<std::int64_t> nextStartNodeIndex_{0};
+};
+
+}  // namespace scheduling
