@@ -45,8 +45,8 @@ struct Configuration {
 // its v1 default), PodState scores (weight 1), adaptive sampling, parallelism 16.
 Configuration defaultConfiguration();
 
-// Parses YAML or JSON text; throws ConfigError naming the field. `source` (a file name)
-// prefixes nothing but is used in the message of a syntax error.
+// Parses YAML or JSON text over the defaults; throws ConfigError naming the field. `source`
+// (a file name) names the file in the message of a syntax error.
 Configuration parseConfiguration(const std::string& text, const std::string& source);
 Configuration loadConfiguration(const std::string& path);
 

@@ -4,6 +4,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scheduling/config/configuration.hpp"
@@ -33,6 +34,10 @@ struct NodePluginScores {
   std::int64_t total = 0;                // Σ weight × normalized
 };
 
+// What each filter plugin said about one node, in plugin order, for /explain: the plugins
+// that ran (a Skip for those whose PreFilter skipped them), up to the first failure.
+using FilterTrace = std::vector<std::pair<std::string, Status>>;
+
 // frameworkImpl (framework/runtime/framework.go): one profile's plugins, in configured
 // order, and the Run*Plugins methods with upstream's status handling.
 class Framework {
@@ -59,12 +64,14 @@ class Framework {
 
   // RunFilterPlugins: the first non-success stops; a rejection keeps its code, anything
   // else becomes Error. The returned status names its plugin.
-  Status runFilterPlugins(const CycleState& state, const PodInfo& pod,
-                          const NodeInfo& node) const;
+  Status runFilterPlugins(const CycleState& state, const PodInfo& pod, const NodeInfo& node,
+                          FilterTrace* trace = nullptr) const;
   // RunFilterPluginsWithNominatedPods: pass 1 with the nominated pods of equal or higher
-  // priority added to a copy of the node and state, pass 2 without; both must pass.
+  // priority added to a copy of the node and state, pass 2 without; both must pass. The
+  // trace is that of the pass that decided.
   Status runFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
-                                           const NodeInfo& node) const;
+                                           const NodeInfo& node,
+                                           FilterTrace* trace = nullptr) const;
 
   // RunPreScorePlugins: Skip marks the plugin skipped for Score; other failures are Error.
   Status runPreScorePlugins(CycleState& state, const PodInfo& pod,

@@ -1,0 +1,130 @@
+#include "scheduling/config/configuration.hpp"
+
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+namespace scheduling::config {
+
+namespace {
+
+std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "an object";
+    case YAML::NodeType::Null: return "null";
+    default: return "\"" + node.Scalar() + "\"";
+  }
+}
+
+void requireMap(const YAML::Node& node, const std::string& path) {
+  if (!node.IsMap()) throw ConfigError(path, "expected an object, got " + describe(node));
+}
+
+// Rejects keys the schema does not know, so a typo never silently falls back to a default.
+void requireKnownKeys(const YAML::Node& node, const std::string& path,
+                      const std::set<std::string>& known) {
+  for (const auto& entry : node) {
+    const auto key = entry.first.as<std::string>();
+    if (!known.contains(key)) {
+      throw ConfigError(path.empty() ? key : path + "." + key, "unknown field");
+    }
+  }
+}
+
+std::int32_t readInt32(const YAML::Node& node, const std::string& path) {
+  long long value = 0;
+  if (!node.IsScalar() || !YAML::convert<long long>::decode(node, value) ||
+      value < std::numeric_limits<std::int32_t>::min() ||
+      value > std::numeric_limits<std::int32_t>::max()) {
+    throw ConfigError(path, "expected a 32-bit integer, got " + describe(node));
+  }
+  return static_cast<std::int32_t>(value);
+}
+
+std::string readName(const YAML::Node& node, const std::string& path) {
+  const YAML::Node name = node["name"];
+  if (!name || !name.IsScalar() || name.Scalar().empty()) {
+    throw ConfigError(path + ".name", "required");
+  }
+  return name.Scalar();
+}
+
+std::vector<PluginRef> readPluginList(const YAML::Node& node, const std::string& path,
+                                      bool weighted) {
+  std::vector<PluginRef> refs;
+  if (node.IsNull()) return refs;
+  if (!node.IsSequence()) throw ConfigError(path, "expected a list, got " + describe(node));
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string itemPath = path + "[" + std::to_string(i) + "]";
+    const YAML::Node item = node[i];
+    requireMap(item, itemPath);
+    if (weighted) {
+      requireKnownKeys(item, itemPath, {"name", "weight"});
+    } else {
+      requireKnownKeys(item, itemPath, {"name"});
+    }
+    PluginRef ref{readName(item, itemPath), 0};
+    if (const YAML::Node weight = item["weight"]) ref.weight = readInt32(weight, itemPath + ".weight");
+    refs.push_back(std::move(ref));
+  }
+  return refs;
+}
+
+}  // namespace
+
+Configuration defaultConfiguration() {
+  Configuration c;
+  c.filter = {{"InterPodAffinity", 0}};
+  c.score = {{"InterPodAffinity", 2}, {"PodState", 1}};
+  return c;
+}
+
+Configuration parseConfiguration(const std::string& text, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(source, "not valid YAML or JSON: " + e.msg + " at line " +
+                                  std::to_string(e.mark.line + 1) + ", column " +
+                                  std::to_string(e.mark.column + 1));
+  }
+  // What the file leaves out keeps its default; a plugin list that is present replaces the
+  // default list (`filter: []` disables filtering).
+  Configuration c = defaultConfiguration();
+  if (root.IsNull()) return c;
+  requireMap(root, "");
+  requireKnownKeys(root, "", {"percentageOfNodesToScore", "parallelism", "plugins", "pluginConfig"});
+
+  if (const YAML::Node n = root["percentageOfNodesToScore"]) {
+    c.percentageOfNodesToScore = readInt32(n, "percentageOfNodesToScore");
+  }
+  if (const YAML::Node n = root["parallelism"]) c.parallelism = readInt32(n, "parallelism");
+  if (const YAML::Node plugins = root["plugins"]; plugins && !plugins.IsNull()) {
+    requireMap(plugins, "plugins");
+    requireKnownKeys(plugins, "plugins", {"filter", "score"});
+    if (const YAML::Node f = plugins["filter"]) c.filter = readPluginList(f, "plugins.filter", false);
+    if (const YAML::Node s = plugins["score"]) c.score = readPluginList(s, "plugins.score", true);
+  }
+  if (const YAML::Node list = root["pluginConfig"]; list && !list.IsNull()) {
+    if (!list.IsSequence()) throw ConfigError("pluginConfig", "expected a list, got " + describe(list));
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string path = "pluginConfig[" + std::to_string(i) + "]";
+      requireMap(list[i], path);
+      requireKnownKeys(list[i], path, {"name", "args"});
+      c.pluginConfig.push_back({readName(list[i], path), list[i]["args"]});
+    }
+  }
+  return c;
+}
+
+Configuration loadConfiguration(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError("", "cannot read configuration file " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parseConfiguration(text.str(), path);
+}
+
+}  // namespace scheduling::config

@@ -1,0 +1,295 @@
+#include "scheduling/framework/runtime/framework.hpp"
+
+#include <map>
+#include <optional>
+#include <mutex>
+
+namespace scheduling::framework::runtime {
+
+namespace {
+
+using config::ConfigError;
+
+std::string quoted(std::string_view name) { return "\"" + std::string(name) + "\""; }
+
+// Wraps a non-success status into an Error whose message carries the context, as
+// fmt.Errorf("...: %w", status.AsError()) does upstream.
+Status wrapError(const std::string& context, const Status& status) {
+  return Status::error(context + ": " + status.message());
+}
+
+// Records the first error of a parallel loop and tells the other workers to stop
+// (parallelize.ErrorChannel with a cancelled context).
+class FirstError {
+ public:
+  void set(Status status) {
+    std::lock_guard lock(mutex_);
+    if (!stop_.load()) {
+      status_ = std::move(status);
+      stop_.store(true);
+    }
+  }
+  const std::atomic<bool>* stopFlag() const { return &stop_; }
+  bool failed() const { return stop_.load(); }
+  const Status& status() const { return status_; }
+
+ private:
+  std::mutex mutex_;
+  std::atomic<bool> stop_{false};
+  Status status_;
+};
+
+}  // namespace
+
+Framework::Framework(const config::Configuration& configuration, const Registry& registry)
+    : percentageOfNodesToScore_(configuration.percentageOfNodesToScore) {
+  if (configuration.percentageOfNodesToScore < 0 || configuration.percentageOfNodesToScore > 100) {
+    throw ConfigError("percentageOfNodesToScore", "not in valid range [0-100]");
+  }
+  if (configuration.parallelism <= 0) {
+    throw ConfigError("parallelism", "should be an integer value greater than zero");
+  }
+
+  std::map<std::string, const config::PluginConfig*> argsByName;
+  for (std::size_t i = 0; i < configuration.pluginConfig.size(); ++i) {
+    const auto& pc = configuration.pluginConfig[i];
+    const std::string path = "pluginConfig[" + std::to_string(i) + "]";
+    if (registry.find(pc.name) == nullptr) {
+      throw ConfigError(path + ".name", "unknown plugin " + quoted(pc.name));
+    }
+    if (!argsByName.emplace(pc.name, &pc).second) {
+      throw ConfigError(path + ".name", "duplicate configuration for plugin " + quoted(pc.name));
+    }
+  }
+
+  // One instance per plugin, shared by every extension point it is enabled at, as
+  // frameworkImpl builds its pluginsMap.
+  std::map<std::string, std::shared_ptr<Plugin>> instances;
+  auto instance = [&](const std::string& name, const std::string& path) {
+    if (auto it = instances.find(name); it != instances.end()) return it->second;
+    const PluginFactory* factory = registry.find(name);
+    if (factory == nullptr) throw ConfigError(path, "unknown plugin " + quoted(name));
+    YAML::Node args;
+    std::string argsPath = "pluginConfig[" + quoted(name) + "].args";
+    if (auto it = argsByName.find(name); it != argsByName.end()) {
+      args = it->second->args;
+      argsPath = "pluginConfig[" +
+                 std::to_string(it->second - configuration.pluginConfig.data()) + "].args";
+    }
+    auto plugin = (*factory)(args, argsPath);
+    instances.emplace(name, plugin);
+    return plugin;
+  };
+
+  for (std::size_t i = 0; i < configuration.filter.size(); ++i) {
+    const auto& ref = configuration.filter[i];
+    const std::string path = "plugins.filter[" + std::to_string(i) + "]";
+    auto plugin = instance(ref.name, path + ".name");
+    for (const auto& e : filter_) {
+      if (e.owner == plugin) throw ConfigError(path + ".name", "duplicate plugin " + quoted(ref.name));
+    }
+    const auto* filter = dynamic_cast<const FilterPlugin*>(plugin.get());
+    if (filter == nullptr) {
+      throw ConfigError(path + ".name", "plugin " + quoted(ref.name) + " does not extend filter");
+    }
+    filter_.push_back({plugin, dynamic_cast<const PreFilterPlugin*>(plugin.get()), filter});
+  }
+  for (std::size_t i = 0; i < configuration.score.size(); ++i) {
+    const auto& ref = configuration.score[i];
+    const std::string path = "plugins.score[" + std::to_string(i) + "]";
+    auto plugin = instance(ref.name, path + ".name");
+    for (const auto& e : score_) {
+      if (e.owner == plugin) throw ConfigError(path + ".name", "duplicate plugin " + quoted(ref.name));
+    }
+    const auto* score = dynamic_cast<const ScorePlugin*>(plugin.get());
+    if (score == nullptr) {
+      throw ConfigError(path + ".name", "plugin " + quoted(ref.name) + " does not extend score");
+    }
+    if (ref.weight < 0) throw ConfigError(path + ".weight", "must not be negative");
+    // An unset score weight is 1 (frameworkImpl.scorePluginWeight).
+    const std::int64_t weight = ref.weight == 0 ? 1 : ref.weight;
+    score_.push_back({plugin, dynamic_cast<const PreScorePlugin*>(plugin.get()), score, weight});
+  }
+  parallelizer_ = std::make_unique<Parallelizer>(configuration.parallelism);
+}
+
+Status Framework::runPreFilterPlugins(CycleState& state, const PodInfo& pod,
+                                      std::span<const NodeInfo* const> nodes) const {
+  Status rejection;
+  for (const auto& e : filter_) {
+    if (e.preFilter == nullptr) continue;
+    Status s = e.preFilter->preFilter(state, pod, nodes);
+    if (s.isSkip()) {
+      state.skipFilterPlugin(e.owner->name());
+      continue;
+    }
+    if (s.isSuccess()) continue;
+    s.withPlugin(std::string(e.owner->name()));
+    if (s.code() == Code::UnschedulableAndUnresolvable) return s;
+    if (s.code() == Code::Unschedulable) {
+      // Keep running the others (#119779): their state may still be needed.
+      if (rejection.isSuccess()) rejection = std::move(s);
+      continue;
+    }
+    return wrapError("running PreFilter plugin " + quoted(e.owner->name()), s)
+        .withPlugin(std::string(e.owner->name()));
+  }
+  return rejection;
+}
+
+Status Framework::runPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod,
+                                              const PodInfo& podToAdd,
+                                              const NodeInfo& node) const {
+  for (const auto& e : filter_) {
+    if (e.preFilter == nullptr || state.isFilterSkipped(e.owner->name())) continue;
+    const PreFilterExtensions* ext = e.preFilter->preFilterExtensions();
+    if (ext == nullptr) continue;
+    if (Status s = ext->addPod(state, pod, podToAdd, node); !s.isSuccess()) {
+      return wrapError("running AddPod on PreFilter plugin " + quoted(e.owner->name()), s);
+    }
+  }
+  return {};
+}
+
+Status Framework::runPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod,
+                                                 const PodInfo& podToRemove,
+                                                 const NodeInfo& node) const {
+  for (const auto& e : filter_) {
+    if (e.preFilter == nullptr || state.isFilterSkipped(e.owner->name())) continue;
+    const PreFilterExtensions* ext = e.preFilter->preFilterExtensions();
+    if (ext == nullptr) continue;
+    if (Status s = ext->removePod(state, pod, podToRemove, node); !s.isSuccess()) {
+      return wrapError("running RemovePod on PreFilter plugin " + quoted(e.owner->name()), s);
+    }
+  }
+  return {};
+}
+
+Status Framework::runFilterPlugins(const CycleState& state, const PodInfo& pod,
+                                   const NodeInfo& node, FilterTrace* trace) const {
+  if (trace != nullptr) trace->clear();
+  for (const auto& e : filter_) {
+    const std::string_view name = e.owner->name();
+    if (state.isFilterSkipped(name)) {
+      if (trace != nullptr) trace->emplace_back(name, Status(Code::Skip));
+      continue;
+    }
+    Status s = e.filter->filter(state, pod, node);
+    if (!s.isSuccess() && !s.isRejected()) {
+      s = wrapError("running " + quoted(name) + " filter plugin", s);
+    }
+    if (trace != nullptr) trace->emplace_back(name, s);
+    if (s.isSuccess()) continue;
+    s.withPlugin(std::string(name));
+    return s;
+  }
+  return {};
+}
+
+Status Framework::runFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
+                                                    const NodeInfo& node,
+                                                    FilterTrace* trace) const {
+  // Pass 1: the node as it would be once the nominated pods of equal or higher priority
+  // land (addGENominatedPods). The copies are made only when such a pod exists.
+  std::optional<CycleState> stateWithNominated;
+  std::optional<NodeInfo> nodeWithNominated;
+  if (node.node() != nullptr) {
+    for (const auto& nominated : state.snapshot().nominatedPodsForNode(node.name())) {
+      if (nominated->pod().priority() < pod.pod().priority() ||
+          nominated->pod().metadata.uid == pod.pod().metadata.uid) {
+        continue;
+      }
+      if (!stateWithNominated) {
+        stateWithNominated.emplace(state.clone());
+        nodeWithNominated.emplace(node);
+      }
+      nodeWithNominated->addPod(nominated);
+      Status s = runPreFilterExtensionAddPod(*stateWithNominated, pod, *nominated,
+                                             *nodeWithNominated);
+      if (!s.isSuccess()) return s;
+    }
+  }
+  if (!stateWithNominated) return runFilterPlugins(state, pod, node, trace);
+
+  Status first = runFilterPlugins(*stateWithNominated, pod, *nodeWithNominated, trace);
+  if (!first.isSuccess()) return first;
+  // Pass 2: without them, so that nominated pods can only make Filter stricter (pod
+  // affinity must be satisfied by pods that are really there).
+  return runFilterPlugins(state, pod, node, trace);
+}
+
+Status Framework::runPreScorePlugins(CycleState& state, const PodInfo& pod,
+                                     std::span<const NodeInfo* const> nodes) const {
+  for (const auto& e : score_) {
+    if (e.preScore == nullptr) continue;
+    Status s = e.preScore->preScore(state, pod, nodes);
+    if (s.isSkip()) {
+      state.skipScorePlugin(e.owner->name());
+      continue;
+    }
+    if (!s.isSuccess()) return wrapError("running PreScore plugin " + quoted(e.owner->name()), s);
+  }
+  return {};
+}
+
+Status Framework::runScorePlugins(const CycleState& state, const PodInfo& pod,
+                                  std::span<const NodeInfo* const> nodes,
+                                  std::vector<NodePluginScores>& out) const {
+  const std::size_t numPlugins = score_.size();
+  out.assign(nodes.size(), NodePluginScores{std::vector<std::int64_t>(numPlugins, 0),
+                                            std::vector<std::int64_t>(numPlugins, 0), 0});
+  std::vector<bool> active(numPlugins);
+  for (std::size_t p = 0; p < numPlugins; ++p) {
+    active[p] = !state.isScoreSkipped(score_[p].owner->name());
+  }
+  const int numNodes = static_cast<int>(nodes.size());
+
+  FirstError scoreError;
+  parallelizer_->until(
+      numNodes,
+      [&](int i) {
+        for (std::size_t p = 0; p < numPlugins; ++p) {
+          if (!active[p]) continue;
+          Status s = score_[p].score->score(state, pod, *nodes[i], out[i].raw[p]);
+          if (!s.isSuccess()) {
+            scoreError.set(wrapError("plugin " + quoted(score_[p].owner->name()) + " failed with", s));
+            return;
+          }
+        }
+      },
+      scoreError.stopFlag());
+  if (scoreError.failed()) return wrapError("running Score plugins", scoreError.status());
+
+  // NormalizeScore per plugin. Plugins are few, so this runs sequentially.
+  std::vector<NodeScore> scores(nodes.size());
+  for (std::size_t p = 0; p < numPlugins; ++p) {
+    if (!active[p]) continue;
+    for (std::size_t i = 0; i < nodes.size(); ++i) scores[i] = {nodes[i], out[i].raw[p]};
+    if (const ScoreExtensions* ext = score_[p].score->scoreExtensions(); ext != nullptr) {
+      if (Status s = ext->normalizeScore(state, pod, scores); !s.isSuccess()) {
+        return wrapError("running Normalize on Score plugins",
+                         wrapError("plugin " + quoted(score_[p].owner->name()) + " failed with", s));
+      }
+    }
+    for (std::size_t i = 0; i < nodes.size(); ++i) out[i].normalized[p] = scores[i].score;
+  }
+
+  // Range check and weights; also applies to plugins without NormalizeScore.
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    for (std::size_t p = 0; p < numPlugins; ++p) {
+      if (!active[p]) continue;
+      const std::int64_t score = out[i].normalized[p];
+      if (score > kMaxNodeScore || score < kMinNodeScore) {
+        return Status::error("applying score defaultWeights on Score plugins: plugin " +
+                             quoted(score_[p].owner->name()) + " returns an invalid score " +
+                             std::to_string(score) + ", it should in the range of [" +
+                             std::to_string(kMinNodeScore) + ", " +
+                             std::to_string(kMaxNodeScore) + "] after normalizing");
+      }
+      out[i].total += score * score_[p].weight;
+    }
+  }
+  return {};
+}
+
+}  // namespace scheduling::framework::runtime

@@ -1,0 +1,119 @@
+#include "scheduling/framework/runtime/parallelizer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+namespace scheduling::framework::runtime {
+
+Parallelizer::Parallelizer(int parallelism) : parallelism_(std::max(1, parallelism)) {
+  threads_.reserve(static_cast<std::size_t>(parallelism_ - 1));
+  for (int i = 1; i < parallelism_; ++i) threads_.emplace_back([this] { workerLoop(); });
+}
+
+Parallelizer::~Parallelizer() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void Parallelizer::workerLoop() {
+  for (;;) {
+    std::function<void()> task;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+      if (tasks_.empty()) return;  // stopping with nothing left to run
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+    }
+    task();
+  }
+}
+
+int Parallelizer::chunkSizeFor(int pieces, int parallelism) {
+  int size = static_cast<int>(std::sqrt(static_cast<double>(pieces)));
+  size = std::min(size, pieces / std::max(1, parallelism) + 1);
+  return std::max(1, size);
+}
+
+namespace {
+
+// One until() call: chunks are claimed from an atomic cursor by the caller and by any
+// helper that picks the job up; the caller waits only for chunks that others claimed.
+struct Job {
+  const std::function<void(int)>* fn;
+  const std::atomic<bool>* stop;
+  int pieces;
+  int chunk;
+  std::atomic<int> nextChunk{0};
+  std::mutex mutex;
+  std::condition_variable done;
+  int running = 0;  // helpers inside run()
+
+  // Returns after claiming no more chunks.
+  void run() {
+    for (;;) {
+      const int c = nextChunk.fetch_add(1);
+      const int begin = c * chunk;
+      if (begin >= pieces) return;
+      const int end = std::min(pieces, begin + chunk);
+      for (int i = begin; i < end; ++i) {
+        if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
+        (*fn)(i);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void Parallelizer::until(int pieces, const std::function<void(int)>& fn,
+                         const std::atomic<bool>* stop) {
+  if (pieces <= 0) return;
+  const int chunk = chunkSizeFor(pieces, parallelism_);
+  const int chunks = (pieces + chunk - 1) / chunk;
+  const int helpers = std::min(parallelism_, chunks) - 1;
+  if (helpers <= 0) {
+    for (int i = 0; i < pieces; ++i) {
+      if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
+      fn(i);
+    }
+    return;
+  }
+
+  auto job = std::make_shared<Job>();
+  job->fn = &fn;
+  job->stop = stop;
+  job->pieces = pieces;
+  job->chunk = chunk;
+  {
+    std::lock_guard lock(mutex_);
+    for (int h = 0; h < helpers; ++h) {
+      tasks_.emplace_back([job] {
+        {
+          std::lock_guard jobLock(job->mutex);
+          ++job->running;
+        }
+        job->run();
+        {
+          std::lock_guard jobLock(job->mutex);
+          --job->running;
+        }
+        job->done.notify_all();
+      });
+    }
+  }
+  wake_.notify_all();
+  job->run();
+  // Exhaust the cursor so helpers that start late find nothing to claim, then wait for the
+  // ones already working: `fn` and `stop` live on this stack frame.
+  job->nextChunk.store(chunks);
+  std::unique_lock lock(job->mutex);
+  job->done.wait(lock, [&] { return job->running == 0; });
+}
+
+}  // namespace scheduling::framework::runtime
