@@ -1,0 +1,366 @@
+#include "scheduling/scheduler/scheduler.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <optional>
+
+#include "scheduling/cache/snapshot.hpp"
+#include "scheduling/scheduler/sampling.hpp"
+
+namespace scheduling {
+
+using framework::Code;
+using framework::CycleState;
+using framework::NodeInfo;
+using framework::PodInfo;
+using framework::Status;
+
+namespace {
+
+const char* const kNotLoaded = "cluster state not loaded yet";
+
+std::string unknownNodeReason(std::string_view name) {
+  return "node \"" + std::string(name) + "\" not found in cluster state";
+}
+
+// The nodes of one request resolved against the snapshot, in request order. Nodes the
+// cache does not know are set aside: they fail without running any plugin.
+struct Candidates {
+  std::vector<std::string_view> names;   // every node sent
+  std::vector<const NodeInfo*> bySent;   // per sent node; nullptr when unknown
+  std::vector<const NodeInfo*> known;    // the known ones, what the framework sees
+  std::vector<std::unique_ptr<NodeInfo>> overridden;  // request copies, see resolve()
+};
+
+// Full Node objects in a request take precedence over cached ones for labels (CONTRACT
+// §3): such a node is evaluated on a request-local copy of its NodeInfo that carries the
+// sent object, with the cached pods. The copy is made only when the labels differ.
+Candidates resolve(const framework::SharedLister& snapshot, const api::ExtenderArgs& args) {
+  Candidates c;
+  auto add = [&](std::string_view name, const api::Node* sent) {
+    const NodeInfo* info = snapshot.getNodeInfo(name);
+    if (info != nullptr && sent != nullptr && sent->labels != info->labels()) {
+      auto copy = std::make_unique<NodeInfo>(*info);
+      copy->setNode(std::make_shared<const api::Node>(*sent));
+      info = copy.get();
+      c.overridden.push_back(std::move(copy));
+    }
+    c.names.push_back(name);
+    c.bySent.push_back(info);
+    if (info != nullptr) c.known.push_back(info);
+  };
+  if (args.nodes) {
+    for (const auto& sent : *args.nodes) add(sent.node.name, &sent.node);
+  } else if (args.nodeNames) {
+    for (const auto& name : *args.nodeNames) add(name, nullptr);
+  }
+  return c;
+}
+
+PodInfo incomingPod(const api::Pod& pod) { return PodInfo(std::make_shared<const api::Pod>(pod)); }
+
+std::string podKey(const api::Pod& pod) { return pod.metadata.ns + "/" + pod.metadata.name; }
+
+// The outcome of PreFilter + Filter over the known candidates.
+struct FilterRun {
+  Status preFilter;                            // non-success: every node got it
+  Status error;                                // a plugin failed (Error)
+  std::vector<std::optional<Status>> failed;   // per known node that was rejected
+  std::vector<bool> feasible;                  // per known node
+  std::vector<bool> examined;                  // per known node
+  std::vector<framework::runtime::FilterTrace> traces;  // per known node, when traced
+  std::int32_t numFeasibleNodesToFind = 0;
+  std::int64_t processed = 0;  // feasible + rejected nodes, to advance the start index
+};
+
+FilterRun runFilter(const framework::runtime::Framework& fw, CycleState& state,
+                    const PodInfo& pod, const Candidates& c, std::int64_t startIndex,
+                    bool trace) {
+  const std::size_t n = c.known.size();
+  FilterRun run;
+  run.failed.resize(n);
+  run.feasible.assign(n, false);
+  run.examined.assign(n, false);
+  if (trace) run.traces.resize(n);
+  run.numFeasibleNodesToFind = numFeasibleNodesToFind(fw.percentageOfNodesToScore(),
+                                                      static_cast<std::int32_t>(c.names.size()));
+  if (n == 0) return run;
+
+  run.preFilter = fw.runPreFilterPlugins(state, pod, c.known);
+  if (!run.preFilter.isSuccess()) return run;
+
+  const std::size_t start = static_cast<std::size_t>(startIndex) % n;
+  const std::int32_t numToFind = run.numFeasibleNodesToFind;
+  if (fw.filterPlugins().empty()) {
+    for (std::int32_t i = 0; i < numToFind && static_cast<std::size_t>(i) < n; ++i) {
+      const std::size_t k = (start + static_cast<std::size_t>(i)) % n;
+      run.feasible[k] = run.examined[k] = true;
+      ++run.processed;
+    }
+    return run;
+  }
+
+  // findNodesThatPassFilters: examine nodes from the rotating start index in parallel and
+  // stop once numToFind feasible nodes are found. A node found past that is discarded.
+  std::atomic<std::int32_t> feasibleCount{0};
+  std::atomic<std::int64_t> rejectedCount{0};
+  std::atomic<bool> stop{false};
+  std::mutex errorMutex;
+  // std::vector<bool> packs bits: workers record into per-node bytes instead.
+  std::vector<char> feasible(n, 0), examined(n, 0);
+  fw.parallelizer().until(
+      static_cast<int>(n),
+      [&](int i) {
+        const std::size_t k = (start + static_cast<std::size_t>(i)) % n;
+        Status s = fw.runFilterPluginsWithNominatedPods(
+            state, pod, *c.known[k], trace ? &run.traces[k] : nullptr);
+        examined[k] = 1;
+        if (s.isSuccess()) {
+          if (feasibleCount.fetch_add(1) + 1 > numToFind) {
+            stop.store(true);
+            feasibleCount.fetch_sub(1);
+            examined[k] = 0;
+          } else {
+            feasible[k] = 1;
+          }
+        } else if (s.isRejected()) {
+          run.failed[k] = std::move(s);
+          rejectedCount.fetch_add(1);
+        } else {
+          std::lock_guard lock(errorMutex);
+          if (run.error.isSuccess()) run.error = std::move(s);
+          stop.store(true);
+        }
+      },
+      &stop);
+  for (std::size_t k = 0; k < n; ++k) {
+    run.feasible[k] = feasible[k] != 0;
+    run.examined[k] = examined[k] != 0;
+  }
+  run.processed = feasibleCount.load() + rejectedCount.load();
+  return run;
+}
+
+// Score, NormalizeScore and weights, then the extender's 0..10 score per node.
+Status scoreNodes(const framework::runtime::Framework& fw, CycleState& state, const PodInfo& pod,
+                  std::span<const NodeInfo* const> nodes,
+                  std::vector<framework::runtime::NodePluginScores>& scores,
+                  std::vector<std::int64_t>& extenderScores) {
+  extenderScores.assign(nodes.size(), 0);
+  if (fw.scorePlugins().empty() || nodes.empty()) return {};
+  if (Status s = fw.runPreScorePlugins(state, pod, nodes); !s.isSuccess()) return s;
+  if (Status s = fw.runScorePlugins(state, pod, nodes, scores); !s.isSuccess()) return s;
+
+  // Map Σ weight × normalized (each normalized in [0, 100]) onto [0, MaxExtenderPriority]:
+  // round(total × 10 / (100 × Σ weight)), half away from zero. Skipped plugins count in
+  // Σ weight. total is never negative, so in integers: (2·total·10 + 100·W) / (2·100·W).
+  std::int64_t weightSum = 0;
+  for (const auto& e : fw.scorePlugins()) weightSum += e.weight;
+  const std::int64_t denominator = 2 * framework::kMaxNodeScore * weightSum;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    extenderScores[i] = (2 * scores[i].total * api::kMaxExtenderPriority +
+                         framework::kMaxNodeScore * weightSum) /
+                        denominator;
+  }
+  return {};
+}
+
+}  // namespace
+
+Scheduler::Scheduler(std::shared_ptr<framework::runtime::Framework> framework,
+                     std::shared_ptr<const cache::Cache> cache)
+    : framework_(std::move(framework)), cache_(std::move(cache)) {}
+
+api::ExtenderFilterResult Scheduler::filter(const api::ExtenderArgs& args) {
+  api::ExtenderFilterResult result;
+  if (args.nodes) {
+    result.nodes.emplace();
+  } else {
+    result.nodeNames.emplace();
+  }
+  std::shared_ptr<const framework::SharedLister> snapshot = cache_->snapshot();
+  if (!snapshot) {
+    result.error = kNotLoaded;
+    return result;
+  }
+  const Candidates c = resolve(*snapshot, args);
+  const PodInfo pod = incomingPod(args.pod);
+  CycleState state(snapshot);
+
+  const std::int64_t start = nextStartNodeIndex_.load();
+  FilterRun run = runFilter(*framework_, state, pod, c, start, /*trace=*/false);
+  if (!c.known.empty() && run.preFilter.isSuccess()) {
+    nextStartNodeIndex_.store((start % static_cast<std::int64_t>(c.known.size()) + run.processed) %
+                              static_cast<std::int64_t>(c.known.size()));
+  }
+
+  auto fail = [&](std::string_view name, const Status& s) {
+    auto& map = s.code() == Code::UnschedulableAndUnresolvable
+                    ? result.failedAndUnresolvableNodes
+                    : result.failedNodes;
+    map.emplace_back(std::string(name), s.message());
+  };
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < c.names.size(); ++i) {
+    if (c.bySent[i] == nullptr) {
+      result.failedNodes.emplace_back(std::string(c.names[i]), unknownNodeReason(c.names[i]));
+      continue;
+    }
+    const std::size_t known = k++;
+    if (run.preFilter.isRejected()) {
+      fail(c.names[i], run.preFilter);
+    } else if (run.failed[known]) {
+      fail(c.names[i], *run.failed[known]);
+    } else if (run.feasible[known]) {
+      if (args.nodes) {
+        result.nodes->push_back((*args.nodes)[i].raw);
+      } else {
+        result.nodeNames->emplace_back(c.names[i]);
+      }
+    }
+  }
+  if (!run.preFilter.isSuccess() && !run.preFilter.isRejected()) {
+    result.error = run.preFilter.message();
+  } else if (!run.error.isSuccess()) {
+    result.error = run.error.message();
+  }
+  return result;
+}
+
+Status Scheduler::prioritize(const api::ExtenderArgs& args, api::HostPriorityList& out) {
+  out.clear();
+  std::shared_ptr<const framework::SharedLister> snapshot = cache_->snapshot();
+  if (!snapshot) return Status::error(kNotLoaded);
+  const Candidates c = resolve(*snapshot, args);
+  const PodInfo pod = incomingPod(args.pod);
+  CycleState state(snapshot);
+
+  std::vector<framework::runtime::NodePluginScores> scores;
+  std::vector<std::int64_t> extenderScores;
+  if (Status s = scoreNodes(*framework_, state, pod, c.known, scores, extenderScores); !s.isSuccess()) return s;
+  out.reserve(c.names.size());
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < c.names.size(); ++i) {
+    // A node the cache does not know scores 0 rather than failing the whole call.
+    out.push_back({std::string(c.names[i]), c.bySent[i] != nullptr ? extenderScores[k++] : 0});
+  }
+  return {};
+}
+
+Explanation Scheduler::explain(const api::ExtenderArgs& args) {
+  Explanation ex;
+  ex.pod = podKey(args.pod);
+  std::shared_ptr<const framework::SharedLister> snapshot = cache_->snapshot();
+  if (!snapshot) {
+    ex.error = kNotLoaded;
+    return ex;
+  }
+  const Candidates c = resolve(*snapshot, args);
+  const PodInfo pod = incomingPod(args.pod);
+  CycleState state(snapshot);
+  ex.numAllNodes = static_cast<std::int64_t>(c.names.size());
+
+  // A dry run: read the start index, never advance it.
+  FilterRun run = runFilter(*framework_, state, pod, c, nextStartNodeIndex_.load(), /*trace=*/true);
+  ex.numFeasibleNodesToFind = run.numFeasibleNodesToFind;
+  if (!run.preFilter.isSuccess() && !run.preFilter.isRejected()) {
+    ex.error = run.preFilter.message();
+  } else if (!run.error.isSuccess()) {
+    ex.error = run.error.message();
+  }
+
+  std::vector<const NodeInfo*> feasibleNodes;
+  std::vector<std::size_t> feasibleAt;  // index into ex.nodes
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < c.names.size(); ++i) {
+    NodeExplanation& node = ex.nodes.emplace_back();
+    node.name = std::string(c.names[i]);
+    if (c.bySent[i] == nullptr) {
+      node.filter.push_back({"", Status(Code::Unschedulable, unknownNodeReason(c.names[i]))});
+      continue;
+    }
+    const std::size_t known = k++;
+    if (!run.preFilter.isSuccess()) {
+      node.filter.push_back({run.preFilter.plugin(), run.preFilter});
+      continue;
+    }
+    for (auto& [plugin, status] : run.traces[known]) node.filter.push_back({plugin, status});
+    node.feasible = run.feasible[known];
+    if (!run.examined[known]) node.filter.clear();
+    if (node.feasible) {
+      feasibleNodes.push_back(c.known[known]);
+      feasibleAt.push_back(ex.nodes.size() - 1);
+    }
+  }
+  if (!ex.error.empty()) return ex;
+
+  std::vector<framework::runtime::NodePluginScores> scores;
+  std::vector<std::int64_t> extenderScores;
+  if (Status s = scoreNodes(*framework_, state, pod, feasibleNodes, scores, extenderScores); !s.isSuccess()) {
+    ex.error = s.message();
+    return ex;
+  }
+  const auto& plugins = framework_->scorePlugins();
+  for (std::size_t f = 0; f < feasibleNodes.size(); ++f) {
+    NodeExplanation& node = ex.nodes[feasibleAt[f]];
+    for (std::size_t p = 0; p < plugins.size(); ++p) {
+      node.scores.push_back({std::string(plugins[p].owner->name()), scores.empty() ? 0 : scores[f].raw[p],
+                             scores.empty() ? 0 : scores[f].normalized[p], plugins[p].weight});
+    }
+    node.total = scores.empty() ? 0 : scores[f].total;
+    node.score = extenderScores[f];
+  }
+  return ex;
+}
+
+api::ExtenderPreemptionResult Scheduler::preempt(const api::ExtenderPreemptionArgs& args) {
+  api::ExtenderPreemptionResult result;
+  std::shared_ptr<const framework::SharedLister> snapshot = cache_->snapshot();
+  if (!snapshot) return result;
+  const PodInfo pod = incomingPod(args.pod);
+  CycleState state(snapshot);
+  const Status preFilter = framework_->runPreFilterPlugins(state, pod, snapshot->nodeInfoList());
+  if (!preFilter.isSuccess()) return result;
+
+  // SelectVictimsOnNode, reduced to the extender's question: with these victims gone from
+  // the node, does the pod pass the filters (nominated pods included)?
+  auto check = [&](const std::string& nodeName, const std::vector<std::string>& victimUIDs,
+                   std::int64_t numPDBViolations) {
+    const NodeInfo* info = snapshot->getNodeInfo(nodeName);
+    if (info == nullptr) return;
+    CycleState candidateState = state.clone();
+    NodeInfo candidateNode = *info;
+    for (const auto& uid : victimUIDs) {
+      auto it = std::find_if(info->pods().begin(), info->pods().end(),
+                             [&](const auto& p) { return p->pod().metadata.uid == uid; });
+      // A victim the cache does not hold on that node changes nothing there.
+      if (it == info->pods().end()) continue;
+      candidateNode.removePod(uid);
+      if (!framework_->runPreFilterExtensionRemovePod(candidateState, pod, **it, candidateNode)
+               .isSuccess()) {
+        return;
+      }
+    }
+    if (framework_->runFilterPluginsWithNominatedPods(candidateState, pod, candidateNode)
+            .isSuccess()) {
+      result.nodeNameToMetaVictims.emplace_back(nodeName,
+                                                api::MetaVictims{victimUIDs, numPDBViolations});
+    }
+  };
+  if (args.nodeNameToMetaVictims) {
+    for (const auto& [node, victims] : *args.nodeNameToMetaVictims) {
+      check(node, victims.podUIDs, victims.numPDBViolations);
+    }
+  } else if (args.nodeNameToVictims) {
+    for (const auto& [node, victims] : *args.nodeNameToVictims) {
+      std::vector<std::string> uids;
+      uids.reserve(victims.pods.size());
+      for (const auto& p : victims.pods) uids.push_back(p.metadata.uid);
+      check(node, uids, victims.numPDBViolations);
+    }
+  }
+  return result;
+}
+
+}  // namespace scheduling
