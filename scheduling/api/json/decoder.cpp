@@ -1,0 +1,384 @@
+#include "scheduling/api/json/decoder.hpp"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
+
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <system_error>
+
+#include "scheduling/api/decode_error.hpp"
+#include "scheduling/api/json/value_scanner.hpp"
+
+namespace scheduling::api::json {
+
+namespace {
+
+constexpr std::string_view kStandIn = ":null";
+
+char foldAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c; }
+
+bool isValidUtf8(std::string_view s) {
+  std::size_t i = 0;
+  const std::size_t n = s.size();
+  while (i < n) {
+    // ASCII runs, eight bytes at a time.
+    while (i + 8 <= n) {
+      std::uint64_t word;
+      std::memcpy(&word, s.data() + i, 8);
+      if ((word & 0x8080808080808080ULL) != 0) break;
+      i += 8;
+    }
+    if (i == n) break;
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    if (b0 < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    std::uint32_t cp = 0;
+    std::uint32_t min = 0;
+    if ((b0 & 0xE0) == 0xC0) {
+      len = 2, cp = b0 & 0x1Fu, min = 0x80;
+    } else if ((b0 & 0xF0) == 0xE0) {
+      len = 3, cp = b0 & 0x0Fu, min = 0x800;
+    } else if ((b0 & 0xF8) == 0xF0) {
+      len = 4, cp = b0 & 0x07u, min = 0x10000;
+    } else {
+      return false;
+    }
+    if (i + len > n) return false;
+    for (std::size_t k = 1; k < len; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if ((b & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (b & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += len;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (foldAscii(a[i]) != foldAscii(b[i])) return false;
+  }
+  return true;
+}
+
+const Field* findField(std::span<const Field> fields, std::string_view key) {
+  for (const Field& f : fields) {
+    if (equalsIgnoreCase(f.name, key)) return &f;
+  }
+  return nullptr;
+}
+
+Decoder::Decoder(Input& in, std::string source, std::string rootPath)
+    : in_(in), source_(std::move(source)), rootPath_(std::move(rootPath)) {}
+
+void Decoder::decode(const Field& root, void* owner) {
+  rootField_ = &root;
+  rootOwner_ = owner;
+  depth_ = 0;
+  standIn_ = false;
+  rapidjson::Reader reader;
+  rapidjson::ParseResult result;
+  std::string syntaxMessage;
+  try {
+    result = reader.Parse<rapidjson::kParseNumbersAsStringsFlag>(in_, *this);
+    if (result.IsError()) syntaxMessage = rapidjson::GetParseError_En(result.Code());
+  } catch (const SyntaxError& e) {
+    result = rapidjson::ParseResult(rapidjson::kParseErrorTermination, e.offset());
+    syntaxMessage = e.what();
+  }
+  // A failed read truncates the input; report the cause, not the truncated JSON.
+  if (in_.readError() != 0) {
+    fail({}, "read error at offset " + std::to_string(in_.Tell()) + ": " +
+                 std::strerror(in_.readError()));
+  }
+  if (result.IsError()) {
+    fail({}, "invalid JSON at offset " + std::to_string(result.Offset()) + ": " + syntaxMessage);
+  }
+}
+
+std::string Decoder::objectPath() const {
+  std::string path = rootPath_;
+  for (std::size_t i = 0; i < depth_; ++i) {
+    const Frame& f = frames_[i];
+    switch (f.via) {
+      case Frame::Via::Root:
+        break;
+      case Frame::Via::Member:
+        if (!path.empty()) path += '.';
+        path += f.member;
+        break;
+      case Frame::Via::Index:
+        path += '[';
+        path += std::to_string(f.index);
+        path += ']';
+        break;
+      case Frame::Via::Key:
+        path += '[';
+        path += f.key;
+        path += ']';
+        break;
+    }
+  }
+  return path;
+}
+
+void Decoder::failMember(std::string_view member, std::string_view message) const {
+  std::string path = objectPath();
+  if (!path.empty()) path += '.';
+  path += member;
+  fail(std::move(path), message);
+}
+
+void Decoder::fail(std::string path, std::string_view message) const {
+  std::string full = source_;
+  if (!full.empty() && !path.empty()) full += ": ";
+  full += path;
+  if (full.empty()) {
+    // An error about the whole document.
+    throw DecodeError({}, std::string(message));
+  }
+  throw DecodeError(std::move(full), std::string(message));
+}
+
+// --- the value about to be read ---
+
+const Schema* Decoder::slotSchema() const {
+  if (depth_ == 0) return rootField_->schema;
+  const Frame& top = frames_[depth_ - 1];
+  return top.schema->type == SchemaType::Object ? member_->schema : top.schema->element;
+}
+
+void* Decoder::slotTarget() {
+  if (depth_ == 0) return rootField_->access(rootOwner_);
+  Frame& top = frames_[depth_ - 1];
+  switch (top.schema->type) {
+    case SchemaType::Object:
+      return member_->access(memberOwner_);
+    case SchemaType::Map:
+      return top.schema->add(top.target, key_);
+    default:
+      return top.schema->add(top.target, {});
+  }
+}
+
+void Decoder::slotNull() {
+  if (depth_ == 0) {
+    rootField_->reset(rootOwner_);
+    return;
+  }
+  Frame& top = frames_[depth_ - 1];
+  switch (top.schema->type) {
+    case SchemaType::Object:
+      member_->reset(memberOwner_);
+      break;
+    case SchemaType::Map:
+      // encoding/json stores the zero value under the key.
+      if (top.schema->put != nullptr) {
+        top.schema->put(top.target, key_, {});
+      } else {
+        top.schema->add(top.target, key_);
+      }
+      break;
+    default:
+      top.schema->add(top.target, {});
+      break;
+  }
+}
+
+void Decoder::endValue() {
+  if (depth_ > 0) ++frames_[depth_ - 1].count;
+}
+
+void Decoder::appendSlotPath(std::string& path) const {
+  if (depth_ == 0) return;
+  const Frame& top = frames_[depth_ - 1];
+  switch (top.schema->type) {
+    case SchemaType::Object:
+      if (!path.empty()) path += '.';
+      path += member_->name;
+      break;
+    case SchemaType::Map:
+      path += '[';
+      path += key_;
+      path += ']';
+      break;
+    default:
+      path += '[';
+      path += std::to_string(top.count);
+      path += ']';
+      break;
+  }
+}
+
+std::string Decoder::slotPath() const {
+  std::string path = objectPath();
+  appendSlotPath(path);
+  return path;
+}
+
+void Decoder::push(const Schema* schema, void* target) {
+  Frame::Via via = Frame::Via::Root;
+  std::string_view member;
+  std::size_t index = 0;
+  if (depth_ > 0) {
+    const Frame& top = frames_[depth_ - 1];
+    switch (top.schema->type) {
+      case SchemaType::Object:
+        via = Frame::Via::Member;
+        member = member_->name;
+        break;
+      case SchemaType::Map:
+        via = Frame::Via::Key;
+        break;
+      default:
+        via = Frame::Via::Index;
+        index = top.count;
+        break;
+    }
+  }
+  if (depth_ == frames_.size()) frames_.emplace_back();
+  Frame& f = frames_[depth_];
+  f.schema = schema;
+  f.target = target;
+  f.begin = in_.Tell() - 1;
+  f.count = 0;
+  f.via = via;
+  f.member = member;
+  f.index = index;
+  if (via == Frame::Via::Key) f.key = key_;
+  ++depth_;
+}
+
+void Decoder::checkUtf8(std::string_view text) const {
+  if (!isValidUtf8(text)) fail(slotPath(), "invalid UTF-8 in string");
+}
+
+bool Decoder::mismatch() const {
+  std::string path = slotPath();
+  std::string message = "expected " + std::string(slotSchema()->expected);
+  if (path.empty()) message += " at the top level";
+  fail(std::move(path), message);
+}
+
+// --- RapidJSON events ---
+
+bool Decoder::Null() {
+  if (standIn_) {
+    standIn_ = false;
+    return true;
+  }
+  slotNull();
+  endValue();
+  return true;
+}
+
+bool Decoder::Bool(bool) { return mismatch(); }
+
+bool Decoder::RawNumber(const char* text, rapidjson::SizeType length, bool) {
+  const Schema* schema = slotSchema();
+  if (schema->type != SchemaType::Int32 && schema->type != SchemaType::Int64) return mismatch();
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text, text + length, value);
+  const bool int32 = schema->type == SchemaType::Int32;
+  const bool outOfRange =
+      ec == std::errc::result_out_of_range || (int32 && ec == std::errc() &&
+                                               (value < std::numeric_limits<std::int32_t>::min() ||
+                                                value > std::numeric_limits<std::int32_t>::max()));
+  if (outOfRange) {
+    fail(slotPath(),
+         "expected " + std::string(schema->expected) + ", got " + std::string(text, length));
+  }
+  if (ec != std::errc() || end != text + length) return mismatch();  // 1.5, 1e3
+  if (int32) {
+    *static_cast<std::int32_t*>(slotTarget()) = static_cast<std::int32_t>(value);
+  } else {
+    *static_cast<std::int64_t*>(slotTarget()) = value;
+  }
+  endValue();
+  return true;
+}
+
+bool Decoder::String(const char* text, rapidjson::SizeType length, bool) {
+  const Schema* schema = slotSchema();
+  if (schema->type != SchemaType::String) return mismatch();
+  const std::string_view value(text, length);
+  checkUtf8(value);
+  const Frame* top = depth_ > 0 ? &frames_[depth_ - 1] : nullptr;
+  if (top != nullptr && top->schema->put != nullptr) {
+    top->schema->put(top->target, key_, value);
+  } else {
+    static_cast<std::string*>(slotTarget())->assign(value);
+  }
+  endValue();
+  return true;
+}
+
+bool Decoder::StartObject() {
+  const Schema* schema = slotSchema();
+  if (schema->type != SchemaType::Object && schema->type != SchemaType::Map) return mismatch();
+  push(schema, slotTarget());
+  return true;
+}
+
+bool Decoder::Key(const char* text, rapidjson::SizeType length, bool) {
+  const Frame& top = frames_[depth_ - 1];
+  const std::string_view key(text, length);
+  if (top.schema->type == SchemaType::Map) {
+    key_.assign(key);
+    checkUtf8(key);
+    return true;
+  }
+  const Route route = top.schema->route != nullptr
+                          ? top.schema->route(top.target, key)
+                          : Route{findField(top.schema->fields, key), top.target};
+  if (route.field == nullptr || route.field->schema->type == SchemaType::Capture) {
+    std::string* capture = route.field != nullptr
+                               ? static_cast<std::string*>(route.field->access(route.owner))
+                               : nullptr;
+    ValueScanner::skipMemberValue(in_, capture);
+    in_.substitute(kStandIn);
+    standIn_ = true;
+    return true;
+  }
+  member_ = route.field;
+  memberOwner_ = route.owner;
+  return true;
+}
+
+bool Decoder::EndObject(rapidjson::SizeType) {
+  Frame& f = frames_[depth_ - 1];
+  if (f.schema->raw != nullptr && !in_.body().empty()) {
+    f.schema->raw(f.target, in_.body().substr(f.begin, in_.Tell() - f.begin));
+  }
+  if (f.schema->finish != nullptr) f.schema->finish(*this, f.target);
+  --depth_;
+  endValue();
+  return true;
+}
+
+bool Decoder::StartArray() {
+  const Schema* schema = slotSchema();
+  if (schema->type != SchemaType::Array) return mismatch();
+  void* target = slotTarget();
+  schema->clear(target);
+  push(schema, target);
+  return true;
+}
+
+bool Decoder::EndArray(rapidjson::SizeType) {
+  --depth_;
+  endValue();
+  return true;
+}
+
+}  // namespace scheduling::api::json

@@ -1,0 +1,154 @@
+#include "scheduling/api/json/object_schemas.hpp"
+
+#include "scheduling/api/match_label_keys.hpp"
+#include "scheduling/api/namespace.hpp"
+#include "scheduling/api/node.hpp"
+#include "scheduling/api/pod.hpp"
+
+namespace scheduling::api::json {
+
+namespace {
+
+using schema::arrayOf;
+using schema::field;
+using schema::kInt32;
+using schema::kString;
+using schema::kStrings;
+
+void putLabel(void* labels, std::string_view key, std::string_view value) {
+  static_cast<Labels*>(labels)->set(std::string(key), std::string(value));
+}
+
+constexpr Schema kLabels{.type = SchemaType::Map,
+                         .expected = "an object of strings",
+                         .element = &kString,
+                         .put = &putLabel};
+
+// --- label selectors ---
+
+constexpr Field kRequirementFields[] = {
+    field<&LabelSelectorRequirement::key>("key", kString),
+    field<&LabelSelectorRequirement::op>("operator", kString),
+    field<&LabelSelectorRequirement::values>("values", kStrings),
+};
+constexpr Schema kRequirement{
+    .type = SchemaType::Object, .expected = "an object", .fields = kRequirementFields};
+constexpr Schema kRequirements = arrayOf<LabelSelectorRequirement>(kRequirement);
+
+constexpr Field kLabelSelectorFields[] = {
+    field<&LabelSelector::matchLabels>("matchLabels", kLabels),
+    field<&LabelSelector::matchExpressions>("matchExpressions", kRequirements),
+};
+constexpr Schema kLabelSelector{
+    .type = SchemaType::Object, .expected = "an object", .fields = kLabelSelectorFields};
+
+// --- pod (anti-)affinity ---
+
+constexpr Field kTermFields[] = {
+    field<&PodAffinityTerm::labelSelector>("labelSelector", kLabelSelector),
+    field<&PodAffinityTerm::namespaces>("namespaces", kStrings),
+    field<&PodAffinityTerm::namespaceSelector>("namespaceSelector", kLabelSelector),
+    field<&PodAffinityTerm::topologyKey>("topologyKey", kString),
+    field<&PodAffinityTerm::matchLabelKeys>("matchLabelKeys", kStrings),
+    field<&PodAffinityTerm::mismatchLabelKeys>("mismatchLabelKeys", kStrings),
+};
+constexpr Schema kTerm{.type = SchemaType::Object, .expected = "an object", .fields = kTermFields};
+constexpr Schema kTerms = arrayOf<PodAffinityTerm>(kTerm);
+
+constexpr Field kWeightedTermFields[] = {
+    field<&WeightedPodAffinityTerm::weight>("weight", kInt32),
+    field<&WeightedPodAffinityTerm::podAffinityTerm>("podAffinityTerm", kTerm),
+};
+constexpr Schema kWeightedTerm{
+    .type = SchemaType::Object, .expected = "an object", .fields = kWeightedTermFields};
+constexpr Schema kWeightedTerms = arrayOf<WeightedPodAffinityTerm>(kWeightedTerm);
+
+constexpr Field kPodAffinityFields[] = {
+    field<&PodAffinity::requiredDuringSchedulingIgnoredDuringExecution>(
+        "requiredDuringSchedulingIgnoredDuringExecution", kTerms),
+    field<&PodAffinity::preferredDuringSchedulingIgnoredDuringExecution>(
+        "preferredDuringSchedulingIgnoredDuringExecution", kWeightedTerms),
+};
+constexpr Schema kPodAffinity{
+    .type = SchemaType::Object, .expected = "an object", .fields = kPodAffinityFields};
+
+constexpr Field kAffinityFields[] = {
+    field<&Affinity::podAffinity>("podAffinity", kPodAffinity),
+    field<&Affinity::podAntiAffinity>("podAntiAffinity", kPodAffinity),
+};
+constexpr Schema kAffinity{
+    .type = SchemaType::Object, .expected = "an object", .fields = kAffinityFields};
+
+// --- pod ---
+
+constexpr Field kObjectMetaFields[] = {
+    field<&ObjectMeta::name>("name", kString),
+    field<&ObjectMeta::ns>("namespace", kString),
+    field<&ObjectMeta::uid>("uid", kString),
+    field<&ObjectMeta::labels>("labels", kLabels),
+    field<&ObjectMeta::deletionTimestamp>("deletionTimestamp", kString),
+};
+constexpr Schema kObjectMeta{
+    .type = SchemaType::Object, .expected = "an object", .fields = kObjectMetaFields};
+
+constexpr Field kPodSpecFields[] = {
+    field<&PodSpec::nodeName>("nodeName", kString),
+    field<&PodSpec::schedulerName>("schedulerName", kString),
+    field<&PodSpec::priority>("priority", kInt32),
+    field<&PodSpec::affinity>("affinity", kAffinity),
+};
+constexpr Schema kPodSpec{
+    .type = SchemaType::Object, .expected = "an object", .fields = kPodSpecFields};
+
+constexpr Field kPodStatusFields[] = {
+    field<&PodStatus::phase>("phase", kString),
+    field<&PodStatus::nominatedNodeName>("nominatedNodeName", kString),
+};
+constexpr Schema kPodStatus{
+    .type = SchemaType::Object, .expected = "an object", .fields = kPodStatusFields};
+
+constexpr Field kPodFields[] = {
+    field<&Pod::metadata>("metadata", kObjectMeta),
+    field<&Pod::spec>("spec", kPodSpec),
+    field<&Pod::status>("status", kPodStatus),
+};
+
+void finishPod(Decoder&, void* pod) {
+  applyMatchLabelKeysAndMismatchLabelKeys(*static_cast<Pod*>(pod));
+}
+
+// --- node and namespace: the name and labels of their metadata ---
+
+template <typename T>
+constexpr Field kNameAndLabelsFields[] = {
+    field<&T::name>("name", kString),
+    field<&T::labels>("labels", kLabels),
+};
+
+constexpr Field kNodeFields[] = {
+    {"metadata", &kNodeMetadataSchema, &schema::self, &schema::resetSelf<Node>},
+};
+
+constexpr Schema kNamespaceMetadata{
+    .type = SchemaType::Object, .expected = "an object", .fields = kNameAndLabelsFields<Namespace>};
+constexpr Field kNamespaceFields[] = {
+    {"metadata", &kNamespaceMetadata, &schema::self, &schema::resetSelf<Namespace>},
+};
+
+}  // namespace
+
+constinit const Schema kPodSchema{.type = SchemaType::Object,
+                                  .expected = "an object",
+                                  .fields = kPodFields,
+                                  .finish = &finishPod};
+
+constinit const Schema kNodeMetadataSchema{
+    .type = SchemaType::Object, .expected = "an object", .fields = kNameAndLabelsFields<Node>};
+
+constinit const Schema kNodeSchema{
+    .type = SchemaType::Object, .expected = "an object", .fields = kNodeFields};
+
+constinit const Schema kNamespaceSchema{
+    .type = SchemaType::Object, .expected = "an object", .fields = kNamespaceFields};
+
+}  // namespace scheduling::api::json

@@ -1,0 +1,15 @@
+#pragma once
+
+#include "scheduling/api/json/schema.hpp"
+
+// Schemas of the core/v1 objects the framework reads, shared by the extender codecs and the
+// List reader. Each decodes into the type of the same name in scheduling/api.
+namespace scheduling::api::json {
+
+extern const Schema kPodSchema;        // api::Pod; merges matchLabelKeys when done
+extern const Schema kNodeSchema;       // api::Node (metadata.name, metadata.labels)
+extern const Schema kNamespaceSchema;  // api::Namespace (metadata.name, metadata.labels)
+// The metadata object of a Node, decoded into the api::Node itself.
+extern const Schema kNodeMetadataSchema;
+
+}  // namespace scheduling::api::json

@@ -1,0 +1,658 @@
+// The extender wire codecs: what kube-scheduler (and older senders) put on the wire, the
+// JSON-path errors of bad input, and byte-exact answers.
+#include "scheduling/api/json/extender_codec.hpp"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "scheduling/api/decode_error.hpp"
+
+namespace scheduling::api::json {
+namespace {
+
+// The message of the DecodeError that decoding `body` throws, or "<decoded>".
+std::string decodeError(const std::string& body) {
+  try {
+    decodeExtenderArgs(body);
+  } catch (const DecodeError& e) {
+    return e.what();
+  }
+  return "<decoded>";
+}
+
+std::string preemptionDecodeError(const std::string& body) {
+  try {
+    decodeExtenderPreemptionArgs(body);
+  } catch (const DecodeError& e) {
+    return e.what();
+  }
+  return "<decoded>";
+}
+
+// What RapidJSON's own Reader says about `text`, in the decoders' words.
+std::string rapidjsonError(const std::string& text) {
+  rapidjson::Reader reader;
+  rapidjson::BaseReaderHandler<> handler;
+  rapidjson::MemoryStream in(text.data(), text.size());
+  const rapidjson::ParseResult result = reader.Parse(in, handler);
+  if (!result.IsError()) return "<valid>";
+  return "invalid JSON at offset " + std::to_string(result.Offset()) + ": " +
+         rapidjson::GetParseError_En(result.Code());
+}
+
+std::string podWithSpec(const std::string& spec) {
+  return R"({"Pod":{"metadata":{"name":"p"},"spec":)" + spec + "}}";
+}
+
+// A pod with every field the framework reads, in the given key spelling.
+const std::string kFullPod = R"({
+  "metadata": {
+    "name": "web-1", "namespace": "shop", "uid": "uid-1", "resourceVersion": "7",
+    "labels": {"app": "web", "App": "Web", "version": "v2", "empty": ""},
+    "annotations": {"note": "{not an object}"},
+    "deletionTimestamp": "2024-05-01T10:00:00Z",
+    "managedFields": [{"manager": "kubectl", "fieldsV1": {"f:metadata": {"f:labels": {}}}}]
+  },
+  "spec": {
+    "nodeName": "node-1", "schedulerName": "my-scheduler", "priority": -5,
+    "containers": [{"name": "c", "image": "x", "args": ["a", "\"b\"", "\u00e9"]}],
+    "affinity": {
+      "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}},
+      "podAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+          {"labelSelector": {"matchLabels": {"tier": "cache"}},
+           "namespaces": ["shop", "common"], "topologyKey": "zone"}
+        ],
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+          {"weight": 40, "podAffinityTerm": {
+             "labelSelector": {"matchExpressions": [
+                {"key": "team", "operator": "NotIn", "values": ["a", "b"]},
+                {"key": "canary", "operator": "DoesNotExist"}]},
+             "namespaceSelector": {}, "topologyKey": "region"}}
+        ]
+      },
+      "podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+          {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname",
+           "matchLabelKeys": ["version"], "mismatchLabelKeys": ["app", "absent"]}
+        ]
+      }
+    }
+  },
+  "status": {"phase": "Running", "nominatedNodeName": "node-2",
+             "conditions": [{"type": "Ready", "status": "True"}]}
+})";
+
+void checkFullPod(const Pod& pod) {
+  BOOST_TEST(pod.metadata.name == "web-1");
+  BOOST_TEST(pod.metadata.ns == "shop");
+  BOOST_TEST(pod.metadata.uid == "uid-1");
+  // Label keys are data: case-sensitive.
+  const Labels labels{{"app", "web"}, {"App", "Web"}, {"version", "v2"}, {"empty", ""}};
+  BOOST_TEST((pod.metadata.labels == labels));
+  BOOST_TEST(pod.metadata.deletionTimestamp.value_or("") == "2024-05-01T10:00:00Z");
+  BOOST_TEST(pod.isTerminating());
+  BOOST_TEST(pod.spec.nodeName == "node-1");
+  BOOST_TEST(pod.spec.schedulerName == "my-scheduler");
+  BOOST_TEST(pod.spec.priority.value_or(0) == -5);
+  BOOST_TEST(pod.status.phase == "Running");
+  BOOST_TEST(pod.status.nominatedNodeName == "node-2");
+
+  BOOST_TEST_REQUIRE(pod.spec.affinity.has_value());
+  const auto& affinity = *pod.spec.affinity;
+  BOOST_TEST_REQUIRE(affinity.podAffinity.has_value());
+  const auto& required = affinity.podAffinity->requiredDuringSchedulingIgnoredDuringExecution;
+  BOOST_TEST_REQUIRE(required.size() == 1u);
+  BOOST_TEST_REQUIRE(required[0].labelSelector.has_value());
+  BOOST_TEST((required[0].labelSelector->matchLabels == Labels{{"tier", "cache"}}));
+  BOOST_TEST(required[0].labelSelector->matchExpressions.empty());
+  BOOST_TEST((required[0].namespaces == std::vector<std::string>{"shop", "common"}));
+  BOOST_TEST(!required[0].namespaceSelector.has_value());  // nil: not the same as {}
+  BOOST_TEST(required[0].topologyKey == "zone");
+
+  const auto& preferred = affinity.podAffinity->preferredDuringSchedulingIgnoredDuringExecution;
+  BOOST_TEST_REQUIRE(preferred.size() == 1u);
+  BOOST_TEST(preferred[0].weight == 40);
+  const auto& term = preferred[0].podAffinityTerm;
+  BOOST_TEST_REQUIRE(term.labelSelector.has_value());
+  const std::vector<LabelSelectorRequirement> expressions = {{"team", "NotIn", {"a", "b"}},
+                                                             {"canary", "DoesNotExist", {}}};
+  BOOST_TEST((term.labelSelector->matchExpressions == expressions));
+  BOOST_TEST_REQUIRE(term.namespaceSelector.has_value());  // {}: every namespace
+  BOOST_TEST((*term.namespaceSelector == LabelSelector{}));
+  BOOST_TEST(term.topologyKey == "region");
+
+  // matchLabelKeys / mismatchLabelKeys merged as the API server does; "absent" is not a
+  // label of the pod.
+  BOOST_TEST_REQUIRE(affinity.podAntiAffinity.has_value());
+  const auto& anti = affinity.podAntiAffinity->requiredDuringSchedulingIgnoredDuringExecution;
+  BOOST_TEST_REQUIRE(anti.size() == 1u);
+  BOOST_TEST((anti[0].matchLabelKeys == std::vector<std::string>{"version"}));
+  BOOST_TEST((anti[0].mismatchLabelKeys == std::vector<std::string>{"app", "absent"}));
+  const std::vector<LabelSelectorRequirement> merged = {{"version", "In", {"v2"}},
+                                                        {"app", "NotIn", {"web"}}};
+  BOOST_TEST_REQUIRE(anti[0].labelSelector.has_value());
+  BOOST_TEST((anti[0].labelSelector->matchExpressions == merged));
+  BOOST_TEST(anti[0].topologyKey == "kubernetes.io/hostname");
+}
+
+// Every ASCII letter of the member names of `json` in lower case; data (label keys and
+// values, names) must not contain capitals for this to keep them.
+std::string lowerKeys(std::string json) {
+  for (char& c : json) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return json;
+}
+
+struct BadInput {
+  std::string name;
+  std::string body;
+  std::string want;
+};
+
+std::ostream& operator<<(std::ostream& os, const BadInput& c) { return os << c.name; }
+
+const BadInput kBadInputs[] = {
+    // Not JSON.
+    {"empty body", "", "invalid JSON at offset 0: The document is empty."},
+    {"not JSON", "hello", "invalid JSON at offset 0: Invalid value."},
+    {"truncated", R"({"Pod":{"metadata":)", "invalid JSON at offset 19: Invalid value."},
+    {"truncated in a skipped value", R"({"Pod":{"spec":{"containers":[{"name":"a")",
+     "invalid JSON at offset 41: Missing a comma or '}' after an object member."},
+    {"trailing garbage", R"({"Pod":{}} x)",
+     "invalid JSON at offset 11: The document root must not be followed by other values."},
+    {"missing colon before a skipped value", R"({"Pod":{},"x" 1})",
+     "invalid JSON at offset 14: Missing a colon after a name of object member."},
+    {"kept number too big for a double", podWithSpec(R"({"priority":1e400})"),
+     "invalid JSON at offset 51: Number too big to be stored in double."},
+    // The document's shape.
+    {"top level not an object", "[1]", "expected an object at the top level"},
+    {"top level a string", R"("Pod")", "expected an object at the top level"},
+    {"missing Pod", R"({"NodeNames":["n1"]})", "Pod: missing"},
+    {"null Pod", R"({"Pod":null,"NodeNames":["n1"]})", "Pod: missing"},
+    {"null document", "null", "Pod: missing"},
+    {"Pod not an object", R"({"Pod":[]})", "Pod: expected an object"},
+    {"labels not an object", R"({"Pod":{"metadata":{"labels":5}}})",
+     "Pod.metadata.labels: expected an object of strings"},
+    {"labels an array", R"({"Pod":{"metadata":{"labels":["a"]}}})",
+     "Pod.metadata.labels: expected an object of strings"},
+    {"label value not a string", R"({"Pod":{"metadata":{"labels":{"app":5}}}})",
+     "Pod.metadata.labels[app]: expected a string"},
+    {"deeply nested where labels go", R"({"Pod":{"metadata":{"labels":[[[[[[[[[[)",
+     "Pod.metadata.labels: expected an object of strings"},
+    {"name not a string", R"({"Pod":{"metadata":{"name":true}}})",
+     "Pod.metadata.name: expected a string"},
+    {"name an object", R"({"Pod":{"metadata":{"name":{}}}})",
+     "Pod.metadata.name: expected a string"},
+    {"priority a string", podWithSpec(R"({"priority":"x"})"),
+     "Pod.spec.priority: expected a 32-bit integer"},
+    {"priority a fraction", podWithSpec(R"({"priority":1.5})"),
+     "Pod.spec.priority: expected a 32-bit integer"},
+    {"priority with an exponent", podWithSpec(R"({"priority":1e3})"),
+     "Pod.spec.priority: expected a 32-bit integer"},
+    {"priority above int32", podWithSpec(R"({"priority":2147483648})"),
+     "Pod.spec.priority: expected a 32-bit integer, got 2147483648"},
+    {"priority below int32", podWithSpec(R"({"priority":-2147483649})"),
+     "Pod.spec.priority: expected a 32-bit integer, got -2147483649"},
+    {"priority above int64", podWithSpec(R"({"priority":99999999999999999999})"),
+     "Pod.spec.priority: expected a 32-bit integer, got 99999999999999999999"},
+    {"affinity not an object", podWithSpec(R"({"affinity":[]})"),
+     "Pod.spec.affinity: expected an object"},
+    {"terms not an array",
+     podWithSpec(
+         R"({"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{}}}})"),
+     "Pod.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution: expected an "
+     "array"},
+    {"weight not an integer",
+     podWithSpec(
+         R"({"affinity":{"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":"1"}]}}})"),
+     "Pod.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]."
+     "weight: expected a 32-bit integer"},
+    {"selector value not a string",
+     podWithSpec(
+         R"({"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{},{"labelSelector":{"matchExpressions":[{"key":"a","operator":"In","values":["x",1]}]}}]}}})"),
+     "Pod.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[1]."
+     "labelSelector.matchExpressions[0].values[1]: expected a string"},
+    {"namespaces not an array",
+     podWithSpec(
+         R"({"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"namespaces":"shop"}]}}})"),
+     "Pod.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]."
+     "namespaces: expected an array"},
+    {"NodeNames an object", R"({"Pod":{},"NodeNames":{}})", "NodeNames: expected an array"},
+    {"NodeNames with a number", R"({"Pod":{},"NodeNames":["a",2]})",
+     "NodeNames[1]: expected a string"},
+    {"Nodes an array", R"({"Pod":{},"Nodes":[]})", "Nodes: expected an object"},
+    {"Nodes.items an object", R"({"Pod":{},"Nodes":{"items":{}}})",
+     "Nodes.items: expected an array"},
+    {"node not an object", R"({"Pod":{},"Nodes":{"items":[{},{},"n"]}})",
+     "Nodes.items[2]: expected an object"},
+    {"node name not a string",
+     R"({"Pod":{},"Nodes":{"items":[{},{},{},{"metadata":{"name":["n"]}}]}})",
+     "Nodes.items[3].metadata.name: expected a string"},
+    // Strings that are kept must be UTF-8.
+    {"invalid UTF-8 in a kept string", "{\"Pod\":{\"metadata\":{\"name\":\"a\xff\"}}}",
+     "Pod.metadata.name: invalid UTF-8 in string"},
+    {"truncated UTF-8 in a kept string", "{\"Pod\":{\"metadata\":{\"name\":\"\xc3\"}}}",
+     "Pod.metadata.name: invalid UTF-8 in string"},
+    {"overlong UTF-8 in a label key", "{\"Pod\":{\"metadata\":{\"labels\":{\"\xc0\xaf\":\"\"}}}}",
+     "Pod.metadata.labels[\xc0\xaf]: invalid UTF-8 in string"},
+    {"encoded surrogate in a label value",
+     "{\"Pod\":{\"metadata\":{\"labels\":{\"a\":\"\xed\xa0\x80\"}}}}",
+     "Pod.metadata.labels[a]: invalid UTF-8 in string"},
+    // Nesting.
+    {"nesting deeper than 10000 in a skipped value",
+     podWithSpec(R"({"x":)" + std::string(10001, '[') + std::string(10001, ']') + "}"),
+     "invalid JSON at offset 10044: Nesting deeper than 10000."},
+};
+
+// Malformed JSON inside a value the decoder skips: its own scanner must fail exactly where
+// and as RapidJSON would.
+const std::vector<std::string> kMalformedValues = {
+    R"([{"name":"a",}])",
+    "[1,]",
+    "[1 2]",
+    "[,1]",
+    R"({"a" 1})",
+    R"({"a":1 "b":2})",
+    R"({"a":1,})",
+    R"({1:2})",
+    "{",
+    "[[[",
+    R"(["abc)",
+    R"("a\qb")",
+    R"("a\u12G4")",
+    R"("a\u12")",
+    R"("\ud800")",
+    R"("\ud800\u0041")",
+    R"("\ud800x")",
+    "\"a\tb\"",
+    "\"a\nb\"",
+    std::string("\"a\0b\"", 5),
+    "01",
+    "1.",
+    "1.e5",
+    "1e",
+    "1e+",
+    "-",
+    "-a",
+    "+1",
+    ".5",
+    "nul",
+    "tru",
+    "falsy",
+    "NaN",
+    "Infinity",
+    "'a'",
+    "[true false]",
+    R"({"a":{"b":[1,{"c":"d"}]})",
+};
+
+const std::vector<std::string> kWellFormedValues = {
+    "0",
+    "-0",
+    "-12.5e-3",
+    "1E+2",
+    "1e400",  // out of a double's range: not checked where nobody reads it
+    "123456789012345678901234567890",
+    "true",
+    "false",
+    "null",
+    R"("")",
+    R"("\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00")",
+    R"("\udc00")",  // a lone low surrogate: RapidJSON lets it pass too
+    "\"\xff\xfe not UTF-8, not read\"",
+    R"({"a":[1,{"b":null}],"c":{},"d":[]})",
+    " [ 1 , { \"a\" : \"b\" } ] ",
+    std::string(5000, '[') + std::string(5000, ']'),
+};
+
+BOOST_AUTO_TEST_SUITE(api_extender_codec)
+
+BOOST_AUTO_TEST_CASE(DecodesPascalCaseExtenderArgs) {
+  const ExtenderArgs args = decodeExtenderArgs(R"({"Pod":)" + kFullPod +
+                                               R"(,"Nodes":null,"NodeNames":["node-1","node-2"]})");
+  checkFullPod(args.pod);
+  BOOST_TEST(!args.nodes.has_value());
+  BOOST_TEST_REQUIRE(args.nodeNames.has_value());
+  BOOST_TEST((*args.nodeNames == std::vector<std::string>{"node-1", "node-2"}));
+}
+
+BOOST_AUTO_TEST_CASE(DecodesLowerCaseKeys) {
+  // The whole document lower-cased, as types_test.go's TestCompatibility does.
+  std::string pod = kFullPod;
+  const ExtenderArgs args =
+      decodeExtenderArgs(lowerKeys(R"({"POD":{"METADATA":{"NAME":"p","LABELS":{"a":"b"}}},)"
+                                   R"("NODES":null,"NODENAMES":["n1"]})"));
+  BOOST_TEST(args.pod.metadata.name == "p");
+  BOOST_TEST((args.pod.metadata.labels == Labels{{"a", "b"}}));
+  BOOST_TEST((*args.nodeNames == std::vector<std::string>{"n1"}));
+
+  // Any mix of cases in member names; label keys stay as written.
+  const ExtenderArgs mixed = decodeExtenderArgs(
+      R"({"pOD":{"Metadata":{"Name":"p","LaBeLs":{"App":"x"}},"SPEC":{"Priority":3}},)"
+      R"("nodeNames":["n1"]})");
+  BOOST_TEST(mixed.pod.metadata.name == "p");
+  BOOST_TEST((mixed.pod.metadata.labels == Labels{{"App", "x"}}));
+  BOOST_TEST(mixed.pod.spec.priority.value_or(0) == 3);
+}
+
+BOOST_AUTO_TEST_CASE(NullStandsForAbsentEverywhere) {
+  const ExtenderArgs args = decodeExtenderArgs(R"({
+    "Pod": {
+      "metadata": {"name": "p", "namespace": null, "labels": null, "deletionTimestamp": null,
+                   "annotations": null},
+      "spec": {"nodeName": null, "priority": null, "containers": null, "affinity": {
+        "podAffinity": null,
+        "podAntiAffinity": {
+          "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": null, "namespaces": null, "namespaceSelector": null,
+             "topologyKey": "zone", "matchLabelKeys": null, "mismatchLabelKeys": null},
+            {"labelSelector": {"matchLabels": null, "matchExpressions": null},
+             "namespaceSelector": {"matchExpressions": [{"key": "k", "operator": "Exists",
+                                                         "values": null}]},
+             "topologyKey": "zone"}
+          ],
+          "preferredDuringSchedulingIgnoredDuringExecution": null
+        }}},
+      "status": null
+    },
+    "Nodes": null,
+    "NodeNames": null
+  })");
+  const Pod& pod = args.pod;
+  BOOST_TEST(pod.metadata.name == "p");
+  BOOST_TEST(pod.metadata.ns.empty());
+  BOOST_TEST(pod.metadata.labels.empty());
+  BOOST_TEST(!pod.isTerminating());
+  BOOST_TEST(!pod.spec.priority.has_value());
+  BOOST_TEST(pod.priority() == 0);
+  BOOST_TEST(pod.status.phase.empty());
+  BOOST_TEST(!args.nodes.has_value());
+  BOOST_TEST(!args.nodeNames.has_value());
+  BOOST_TEST_REQUIRE(pod.spec.affinity.has_value());
+  BOOST_TEST(!pod.spec.affinity->podAffinity.has_value());
+  BOOST_TEST_REQUIRE(pod.spec.affinity->podAntiAffinity.has_value());
+  const auto& anti = *pod.spec.affinity->podAntiAffinity;
+  BOOST_TEST(anti.preferredDuringSchedulingIgnoredDuringExecution.empty());
+  const auto& terms = anti.requiredDuringSchedulingIgnoredDuringExecution;
+  BOOST_TEST_REQUIRE(terms.size() == 2u);
+  BOOST_TEST(!terms[0].labelSelector.has_value());
+  BOOST_TEST(!terms[0].namespaceSelector.has_value());
+  BOOST_TEST(terms[0].namespaces.empty());
+  BOOST_TEST_REQUIRE(terms[1].labelSelector.has_value());  // {} with null members: everything
+  BOOST_TEST((*terms[1].labelSelector == LabelSelector{}));
+  BOOST_TEST_REQUIRE(terms[1].namespaceSelector.has_value());
+  BOOST_TEST((terms[1].namespaceSelector->matchExpressions ==
+              std::vector<LabelSelectorRequirement>{{"k", "Exists", {}}}));
+}
+
+BOOST_AUTO_TEST_CASE(NullItemsAndEmptyLists) {
+  const ExtenderArgs nullItems = decodeExtenderArgs(R"({"Pod":{},"Nodes":{"items":null}})");
+  BOOST_TEST_REQUIRE(nullItems.nodes.has_value());  // a NodeList, without items
+  BOOST_TEST(nullItems.nodes->empty());
+  const ExtenderArgs empty = decodeExtenderArgs(R"({"Pod":{},"NodeNames":[]})");
+  BOOST_TEST_REQUIRE(empty.nodeNames.has_value());
+  BOOST_TEST(empty.nodeNames->empty());
+  const ExtenderArgs neither = decodeExtenderArgs(R"({"Pod":{}})");
+  BOOST_TEST(!neither.nodes.has_value());
+  BOOST_TEST(!neither.nodeNames.has_value());
+}
+
+BOOST_AUTO_TEST_CASE(KeepsSentNodesByteForByte) {
+  const std::string node1 =
+      R"({"metadata":{"name":"n1","labels":{"zone":"a","kubernetes.io/hostname":"n1"},)"
+      R"("managedFields":[{"f":{"}":"{"}}]},"status":{"images":[{"names":["x{]}\"\\"],)"
+      R"("sizeBytes":123456789012345678901234567890}],"conditions":null}})";
+  const std::string node2 =
+      "{ \"metadata\" : {\n  \"name\" : \"n\\u00e9\" ,\"labels\":{\"k\":\"\\ud83d\\ude00\"}\t} "
+      ", \"spec\" : { \"taints\" : [ ] } }";
+  const std::string node3 = "{}";
+  const std::string body = R"({"Pod":{"metadata":{"name":"p"}},"Nodes":{"metadata":)"
+                           R"({"resourceVersion":"9"},"items":[)" +
+                           node1 + " , " + node2 + ",\n" + node3 + R"(]},"NodeNames":null})";
+  const ExtenderArgs args = decodeExtenderArgs(body);
+  BOOST_TEST_REQUIRE(args.nodes.has_value());
+  BOOST_TEST_REQUIRE(args.nodes->size() == 3u);
+  const auto& nodes = *args.nodes;
+  BOOST_TEST(nodes[0].raw == node1);
+  BOOST_TEST(nodes[1].raw == node2);
+  BOOST_TEST(nodes[2].raw == node3);
+  // The views point into the body itself.
+  BOOST_TEST(nodes[0].raw.data() == body.data() + body.find(node1));
+  BOOST_TEST(nodes[0].node.name == "n1");
+  BOOST_TEST((nodes[0].node.labels == Labels{{"zone", "a"}, {"kubernetes.io/hostname", "n1"}}));
+  BOOST_TEST(nodes[1].node.name == "n\xc3\xa9");
+  BOOST_TEST((nodes[1].node.labels == Labels{{"k", "\xf0\x9f\x98\x80"}}));
+  BOOST_TEST(nodes[2].node.name.empty());
+
+  // /filter echoes them as they came.
+  ExtenderFilterResult result;
+  result.nodes.emplace();
+  for (const auto& n : nodes) result.nodes->push_back(n.raw);
+  BOOST_TEST(encode(result) == R"({"Nodes":{"metadata":{},"items":[)" + node1 + "," + node2 + "," +
+                                   node3 +
+                                   R"(]},"NodeNames":null,"FailedNodes":{},)"
+                                   R"("FailedAndUnresolvableNodes":{},"Error":""})");
+}
+
+BOOST_AUTO_TEST_CASE(SkipsWhatTheFrameworkDoesNotRead) {
+  // Unknown members anywhere, of every JSON type, in both cases.
+  const ExtenderArgs args = decodeExtenderArgs(R"({
+    "apiVersion": "v1", "Kind": 7, "extra": [null, true, {"Pod": "not this one"}],
+    "Pod": {"metadata": {"name": "p", "generateName": "p-", "finalizers": ["a"]},
+            "spec": {"volumes": [{"name": "v", "secret": {"secretName": "s"}}],
+                     "priorityClassName": "high", "tolerations": [], "overhead": {}}},
+    "nodenames": ["n1"],
+    "trailer": {"deep": [[[[[["x"]]]]]]}
+  })");
+  BOOST_TEST(args.pod.metadata.name == "p");
+  BOOST_TEST((*args.nodeNames == std::vector<std::string>{"n1"}));
+}
+
+BOOST_AUTO_TEST_CASE(DecodesEscapesInKeptStrings) {
+  const ExtenderArgs args = decodeExtenderArgs(
+      R"({"Pod":{"metadata":{"name":"a\"b\\c\/d\u00e9\ud83d\ude00","n\u0061mespace":"ns"}}})");
+  BOOST_TEST(args.pod.metadata.name == "a\"b\\c/d\xc3\xa9\xf0\x9f\x98\x80");
+  BOOST_TEST(args.pod.metadata.ns == "ns");  // member names are unescaped before matching
+}
+
+BOOST_AUTO_TEST_CASE(LaterDuplicatesWin) {
+  const ExtenderArgs args = decodeExtenderArgs(
+      R"({"Pod":{"metadata":{"name":"a","name":"b","labels":{"k":"1"},"labels":{"j":"2","k":"3"}}},)"
+      R"("NodeNames":["x","y"],"nodeNames":["z"]})");
+  BOOST_TEST(args.pod.metadata.name == "b");
+  // encoding/json merges maps and replaces arrays.
+  BOOST_TEST((args.pod.metadata.labels == Labels{{"j", "2"}, {"k", "3"}}));
+  BOOST_TEST((*args.nodeNames == std::vector<std::string>{"z"}));
+}
+
+BOOST_AUTO_TEST_CASE(LargeNumbersWhereNobodyReads) {
+  const ExtenderArgs args = decodeExtenderArgs(
+      R"({"Pod":{"metadata":{"name":"p","generation":1e999},"spec":{"priority":2147483647,)"
+      R"("x":-123456789012345678901234567890.5e-7}},"NodeNames":[]})");
+  BOOST_TEST(args.pod.spec.priority.value_or(0) == 2147483647);
+}
+
+BOOST_DATA_TEST_CASE(RejectsBadInputNamingWhere, boost::unit_test::data::make(kBadInputs), c) {
+  BOOST_TEST(decodeError(c.body) == c.want);
+}
+
+BOOST_AUTO_TEST_CASE(ErrorsCarryTheirPath) {
+  try {
+    decodeExtenderArgs(R"({"Pod":{},"Nodes":{"items":[{"metadata":{"labels":{"a":[]}}}]}})");
+    BOOST_FAIL("decoded");
+  } catch (const DecodeError& e) {
+    BOOST_TEST(e.path() == "Nodes.items[0].metadata.labels[a]");
+  }
+  try {
+    decodeExtenderArgs("{");
+    BOOST_FAIL("decoded");
+  } catch (const DecodeError& e) {
+    BOOST_TEST(e.path().empty());
+  }
+}
+
+BOOST_DATA_TEST_CASE(SkippedValuesFailAsRapidJson, boost::unit_test::data::make(kMalformedValues),
+                     value) {
+  const std::string body = podWithSpec(R"({"containers":)" + value + "}");
+  const std::string want = rapidjsonError(body);
+  BOOST_TEST_REQUIRE(want != "<valid>");
+  BOOST_TEST(decodeError(body) == want);
+  // The same bytes where they are read fail in RapidJSON itself, identically.
+  const std::string kept = R"({"Pod":{"metadata":{"name":)" + value + "}}}";
+  if (value.front() == '"') BOOST_TEST(decodeError(kept) == rapidjsonError(kept));
+}
+
+BOOST_DATA_TEST_CASE(SkipsWellFormedValues, boost::unit_test::data::make(kWellFormedValues),
+                     value) {
+  BOOST_TEST(decodeError(podWithSpec(R"({"containers":)" + value + R"(,"nodeName":"n"})")) ==
+             "<decoded>");
+  BOOST_TEST(decodeError(podWithSpec(R"({"containers":)" + value + "}")) == "<decoded>");
+}
+
+BOOST_AUTO_TEST_CASE(DecodesPreemptionArgsWithFullPods) {
+  const ExtenderPreemptionArgs args = decodeExtenderPreemptionArgs(R"({
+    "Pod": {"metadata": {"name": "preemptor"}, "spec": {"priority": 100}},
+    "NodeNameToVictims": {
+      "node-b": {"Pods": [)" + kFullPod + R"(, {"metadata": {"name": "v2", "uid": "u2"}}],
+                 "NumPDBViolations": 2},
+      "node-a": {"Pods": [], "NumPDBViolations": 0},
+      "node-c": {"Pods": null}
+    },
+    "NodeNameToMetaVictims": null
+  })");
+  BOOST_TEST(args.pod.metadata.name == "preemptor");
+  BOOST_TEST(args.pod.priority() == 100);
+  BOOST_TEST(!args.nodeNameToMetaVictims.has_value());
+  BOOST_TEST_REQUIRE(args.nodeNameToVictims.has_value());
+  const auto& victims = *args.nodeNameToVictims;
+  BOOST_TEST_REQUIRE(victims.size() == 3u);
+  // In wire order.
+  BOOST_TEST(victims[0].first == "node-b");
+  BOOST_TEST(victims[1].first == "node-a");
+  BOOST_TEST(victims[2].first == "node-c");
+  BOOST_TEST_REQUIRE(victims[0].second.pods.size() == 2u);
+  checkFullPod(victims[0].second.pods[0]);
+  BOOST_TEST(victims[0].second.pods[1].metadata.uid == "u2");
+  BOOST_TEST(victims[0].second.numPDBViolations == 2);
+  BOOST_TEST(victims[1].second.pods.empty());
+  BOOST_TEST(victims[2].second.pods.empty());
+}
+
+BOOST_AUTO_TEST_CASE(DecodesPreemptionArgsWithMetaVictims) {
+  const ExtenderPreemptionArgs args = decodeExtenderPreemptionArgs(
+      R"({"pod":{"metadata":{"name":"p"}},"nodeNameToVictims":null,"nodenametometavictims":)"
+      R"({"n2":{"pods":[{"uid":"u1"},{"UID":"u2","extra":1}],"numpdbviolations":1},)"
+      R"("n1":{"Pods":[],"NumPDBViolations":0},"n3":{}}})");
+  BOOST_TEST(!args.nodeNameToVictims.has_value());
+  BOOST_TEST_REQUIRE(args.nodeNameToMetaVictims.has_value());
+  const auto& meta = *args.nodeNameToMetaVictims;
+  BOOST_TEST_REQUIRE(meta.size() == 3u);
+  BOOST_TEST(meta[0].first == "n2");
+  BOOST_TEST((meta[0].second.podUIDs == std::vector<std::string>{"u1", "u2"}));
+  BOOST_TEST(meta[0].second.numPDBViolations == 1);
+  BOOST_TEST(meta[1].first == "n1");
+  BOOST_TEST(meta[1].second.podUIDs.empty());
+  BOOST_TEST(meta[2].first == "n3");
+}
+
+BOOST_AUTO_TEST_CASE(RejectsBadPreemptionArgs) {
+  BOOST_TEST(preemptionDecodeError(R"({"NodeNameToMetaVictims":{}})") == "Pod: missing");
+  BOOST_TEST(preemptionDecodeError(R"({"Pod":{},"NodeNameToMetaVictims":[]})") ==
+             "NodeNameToMetaVictims: expected an object");
+  BOOST_TEST(
+      preemptionDecodeError(R"({"Pod":{},"NodeNameToMetaVictims":{"n1":{"Pods":[{"UID":5}]}}})") ==
+      "NodeNameToMetaVictims[n1].Pods[0].UID: expected a string");
+  BOOST_TEST(
+      preemptionDecodeError(R"({"Pod":{},"NodeNameToVictims":{"n1":{"NumPDBViolations":"2"}}})") ==
+      "NodeNameToVictims[n1].NumPDBViolations: expected a 64-bit integer");
+  BOOST_TEST(preemptionDecodeError(
+                 R"({"Pod":{},"NodeNameToVictims":{"n1":{"Pods":[{"metadata":{"labels":1}}]}}})") ==
+             "NodeNameToVictims[n1].Pods[0].metadata.labels: expected an object of strings");
+  BOOST_TEST(preemptionDecodeError(R"({"Pod":{},"NodeNameToVictims":{"n1":null}})") == "<decoded>");
+}
+
+BOOST_AUTO_TEST_CASE(EncodesFilterResultWithNodeNames) {
+  ExtenderFilterResult result;
+  result.nodeNames = std::vector<std::string>{"n1", "n\xc3\xa9"};
+  result.failedNodes = {{"n3", "node(s) didn't match pod affinity rules"}};
+  result.failedAndUnresolvableNodes = {{"n4", "a \"quoted\"\nreason\\"}, {"n5", "x"}};
+  result.error = "";
+  BOOST_TEST(encode(result) ==
+             R"({"Nodes":null,"NodeNames":["n1","n)"
+             "\xc3\xa9"
+             R"("],"FailedNodes":{"n3":"node(s) didn't match pod affinity rules"},)"
+             R"("FailedAndUnresolvableNodes":{"n4":"a \"quoted\"\nreason\\","n5":"x"},)"
+             R"("Error":""})");
+}
+
+BOOST_AUTO_TEST_CASE(EncodesEmptyFilterResults) {
+  ExtenderFilterResult names;
+  names.nodeNames.emplace();
+  BOOST_TEST(encode(names) ==
+             R"({"Nodes":null,"NodeNames":[],"FailedNodes":{},"FailedAndUnresolvableNodes":{},)"
+             R"("Error":""})");
+  ExtenderFilterResult nodes;
+  nodes.nodes.emplace();
+  nodes.error = "framework failed: \x01";
+  BOOST_TEST(encode(nodes) == R"({"Nodes":{"metadata":{},"items":[]},"NodeNames":null,)"
+                              R"("FailedNodes":{},"FailedAndUnresolvableNodes":{},)"
+                              R"("Error":"framework failed: \u0001"})");
+}
+
+BOOST_AUTO_TEST_CASE(EncodesHostPriorityList) {
+  BOOST_TEST(encode(HostPriorityList{{"n1", 7}, {"n2", 0}, {"n3", -1}}) ==
+             R"([{"Host":"n1","Score":7},{"Host":"n2","Score":0},{"Host":"n3","Score":-1}])");
+  BOOST_TEST(encode(HostPriorityList{}) == "[]");
+}
+
+BOOST_AUTO_TEST_CASE(EncodesPreemptionResult) {
+  ExtenderPreemptionResult result;
+  result.nodeNameToMetaVictims = {{"n2", {{"u1", "u2"}, 1}}, {"n1", {{}, 0}}};
+  BOOST_TEST(encode(result) ==
+             R"({"NodeNameToMetaVictims":{"n2":{"Pods":[{"UID":"u1"},{"UID":"u2"}],)"
+             R"("NumPDBViolations":1},"n1":{"Pods":[],"NumPDBViolations":0}}})");
+  BOOST_TEST(encode(ExtenderPreemptionResult{}) == R"({"NodeNameToMetaVictims":{}})");
+}
+
+BOOST_AUTO_TEST_CASE(DecodesTheExampleRequests) {
+  for (const char* name : {"filter-nodes.json", "filter-names.json", "prioritize-nodes.json",
+                           "prioritize-names.json"}) {
+    BOOST_TEST_CONTEXT(name) {
+      std::ifstream file(std::string(SX_SOURCE_DIR) + "/examples/requests/" + name);
+      BOOST_TEST_REQUIRE(file.good());
+      std::stringstream body;
+      body << file.rdbuf();
+      const std::string text = body.str();
+      const ExtenderArgs args = decodeExtenderArgs(text);
+      BOOST_TEST(!args.pod.metadata.name.empty());
+      BOOST_TEST((args.nodes.has_value() || args.nodeNames.has_value()));
+      if (args.nodes) {
+        for (const auto& n : *args.nodes) {
+          BOOST_TEST(!n.node.name.empty());
+          BOOST_TEST(n.raw.front() == '{');
+          BOOST_TEST(n.raw.back() == '}');
+        }
+      }
+    }
+  }
+  std::ifstream file(std::string(SX_SOURCE_DIR) + "/examples/requests/preempt-meta.json");
+  std::stringstream body;
+  body << file.rdbuf();
+  BOOST_TEST(decodeExtenderPreemptionArgs(body.str()).nodeNameToMetaVictims.has_value());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace scheduling::api::json

@@ -1,0 +1,236 @@
+// The streaming reader of `kubectl get nodes,pods,namespaces -A -o json` Lists.
+#include "scheduling/api/json/list_reader.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scheduling/api/decode_error.hpp"
+
+namespace scheduling::api::json {
+namespace {
+
+using File = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+
+File fileWith(const std::string& text) {
+  File file(std::tmpfile(), &std::fclose);
+  BOOST_TEST_REQUIRE(file != nullptr);
+  BOOST_TEST_REQUIRE(std::fwrite(text.data(), 1, text.size(), file.get()) == text.size());
+  std::rewind(file.get());
+  return file;
+}
+
+// What a List holds, in file order.
+struct Collected {
+  std::vector<Node> nodes;
+  std::vector<Pod> pods;
+  std::vector<Namespace> namespaces;
+  std::vector<std::string> order;  // kind/name
+};
+
+Collected read(const std::string& text) {
+  Collected c;
+  ListVisitor visitor;
+  visitor.node = [&](Node&& n) {
+    c.order.push_back("Node/" + n.name);
+    c.nodes.push_back(std::move(n));
+  };
+  visitor.pod = [&](Pod&& p) {
+    c.order.push_back("Pod/" + p.metadata.name);
+    c.pods.push_back(std::move(p));
+  };
+  visitor.ns = [&](Namespace&& ns) {
+    c.order.push_back("Namespace/" + ns.name);
+    c.namespaces.push_back(std::move(ns));
+  };
+  File file = fileWith(text);
+  readList(file.get(), "state.json", visitor);
+  return c;
+}
+
+std::string readError(const std::string& text) {
+  try {
+    read(text);
+  } catch (const DecodeError& e) {
+    return e.what();
+  }
+  return "<read>";
+}
+
+std::string list(const std::string& items) {
+  return R"({"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[)" + items +
+         "]}";
+}
+
+const std::string kNode =
+    R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"node-1","labels":{"zone":"z1"},)"
+    R"("annotations":{"a":"b"}},"spec":{"podCIDR":"10.0.0.0/24","taints":[]},)"
+    R"("status":{"phase":"Running","images":[{"names":["img"],"sizeBytes":1}]}})";
+const std::string kPod =
+    R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1","namespace":"shop",)"
+    R"("uid":"u1","labels":{"app":"web","version":"v1"}},"spec":{"nodeName":"node-1",)"
+    R"("containers":[{"name":"c"}],"affinity":{"podAntiAffinity":{)"
+    R"("requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":)"
+    R"({"app":"web"}},"topologyKey":"kubernetes.io/hostname","matchLabelKeys":["version"]}]}}},)"
+    R"("status":{"phase":"Running","nominatedNodeName":""}})";
+const std::string kNamespace =
+    R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop","labels":)"
+    R"({"team":"a"}},"spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}})";
+
+void checkPod(const Pod& pod) {
+  BOOST_TEST(pod.metadata.name == "web-1");
+  BOOST_TEST(pod.metadata.ns == "shop");
+  BOOST_TEST(pod.metadata.uid == "u1");
+  BOOST_TEST(pod.spec.nodeName == "node-1");
+  BOOST_TEST(pod.status.phase == "Running");
+  BOOST_TEST_REQUIRE(pod.spec.affinity.has_value());
+  BOOST_TEST_REQUIRE(pod.spec.affinity->podAntiAffinity.has_value());
+  const auto& terms =
+      pod.spec.affinity->podAntiAffinity->requiredDuringSchedulingIgnoredDuringExecution;
+  BOOST_TEST_REQUIRE(terms.size() == 1u);
+  BOOST_TEST_REQUIRE(terms[0].labelSelector.has_value());
+  // matchLabelKeys merged.
+  BOOST_TEST((terms[0].labelSelector->matchExpressions ==
+              std::vector<LabelSelectorRequirement>{{"version", "In", {"v1"}}}));
+}
+
+// An item whose kind comes after its other members.
+std::string kindLast(const std::string& item, const std::string& kind) {
+  std::string moved = item;
+  const std::string member = R"("kind":")" + kind + R"(",)";
+  moved.erase(moved.find(member), member.size());
+  moved.insert(moved.size() - 1, R"(,"kind":")" + kind + R"(")");
+  return moved;
+}
+
+BOOST_AUTO_TEST_SUITE(api_list_reader)
+
+BOOST_AUTO_TEST_CASE(ReadsNodesPodsAndNamespacesInFileOrder) {
+  const Collected c = read(list(kNode + "," + kPod + "," + kNamespace));
+  BOOST_TEST((c.order == std::vector<std::string>{"Node/node-1", "Pod/web-1", "Namespace/shop"}));
+  BOOST_TEST_REQUIRE(c.nodes.size() == 1u);
+  BOOST_TEST((c.nodes[0].labels == Labels{{"zone", "z1"}}));
+  BOOST_TEST_REQUIRE(c.pods.size() == 1u);
+  checkPod(c.pods[0]);
+  BOOST_TEST_REQUIRE(c.namespaces.size() == 1u);
+  BOOST_TEST((c.namespaces[0].labels == Labels{{"team", "a"}}));
+}
+
+BOOST_AUTO_TEST_CASE(KindAfterTheObjectMembers) {
+  const Collected c = read(list(kindLast(kNode, "Node") + "," + kindLast(kPod, "Pod") + "," +
+                                kindLast(kNamespace, "Namespace")));
+  BOOST_TEST((c.order == std::vector<std::string>{"Node/node-1", "Pod/web-1", "Namespace/shop"}));
+  BOOST_TEST_REQUIRE(c.nodes.size() == 1u);
+  BOOST_TEST((c.nodes[0].labels == Labels{{"zone", "z1"}}));
+  BOOST_TEST_REQUIRE(c.pods.size() == 1u);
+  checkPod(c.pods[0]);
+  BOOST_TEST((c.namespaces.at(0).labels == Labels{{"team", "a"}}));
+}
+
+BOOST_AUTO_TEST_CASE(KindBetweenTheObjectMembers) {
+  const Collected c = read(
+      list(R"({"metadata":{"name":"p","labels":{"a":"b"}},"Kind":"Pod","spec":{"nodeName":"n"},)"
+           R"("status":{"phase":"Pending"}})"));
+  BOOST_TEST_REQUIRE(c.pods.size() == 1u);
+  BOOST_TEST(c.pods[0].metadata.name == "p");
+  BOOST_TEST((c.pods[0].metadata.labels == Labels{{"a", "b"}}));
+  BOOST_TEST(c.pods[0].spec.nodeName == "n");
+  BOOST_TEST(c.pods[0].status.phase == "Pending");
+}
+
+BOOST_AUTO_TEST_CASE(SkipsOtherKinds) {
+  // Other kinds may reuse member names with other shapes; they are never decoded.
+  const Collected c = read(
+      list(R"({"kind":"ConfigMap","metadata":{"name":"cm","labels":"x"},"data":{"a":"b"}},)"
+           R"({"metadata":{"name":"weird","labels":[1]},"spec":{"affinity":7},"kind":"Widget"},)" +
+           kNode + R"(,{"kind":"pod","metadata":{"name":"lowercase kind"}})"));
+  BOOST_TEST((c.order == std::vector<std::string>{"Node/node-1"}));
+}
+
+BOOST_AUTO_TEST_CASE(EmptyLists) {
+  BOOST_TEST(read(list("")).order.empty());
+  BOOST_TEST(read(R"({"kind":"List","items":null})").order.empty());
+  BOOST_TEST(read(R"({"kind":"List"})").order.empty());
+}
+
+BOOST_AUTO_TEST_CASE(AVisitorMayTakeOnlySomeKinds) {
+  ListVisitor visitor;
+  std::vector<std::string> nodes;
+  visitor.node = [&](Node&& n) { nodes.push_back(n.name); };
+  File file = fileWith(list(kPod + "," + kNode + "," + kNamespace));
+  readList(file.get(), "state.json", visitor);
+  BOOST_TEST((nodes == std::vector<std::string>{"node-1"}));
+}
+
+BOOST_AUTO_TEST_CASE(StreamsAcrossReadWindows) {
+  // Well over the 64 KiB read window, with strings (kept and skipped, and an early
+  // member kept as text) cut by window edges wherever they fall.
+  std::string items;
+  const std::string filler(7000, 'x');
+  constexpr int kPods = 400;
+  for (int i = 0; i < kPods; ++i) {
+    if (!items.empty()) items += ",";
+    const std::string name = "pod-" + std::to_string(i) + "-" + std::string(i % 97, 'n');
+    const std::string metadata = R"({"name":")" + name + R"(","labels":{"i":")" +
+                                 std::to_string(i) + R"("},"annotations":{"f":")" + filler +
+                                 R"("}})";
+    const std::string rest = R"("spec":{"nodeName":"node-)" + std::to_string(i % 7) +
+                             R"(","containers":[{"args":[")" + filler.substr(0, i * 13) +
+                             R"("]}]})";
+    if (i % 2 == 0) {
+      items += R"({"kind":"Pod","metadata":)" + metadata + "," + rest + "}";
+    } else {
+      items += R"({"metadata":)" + metadata + "," + rest + R"(,"kind":"Pod"})";
+    }
+  }
+  const Collected c = read(list(items));
+  BOOST_TEST_REQUIRE(c.pods.size() == static_cast<std::size_t>(kPods));
+  for (int i = 0; i < kPods; ++i) {
+    const Pod& pod = c.pods[static_cast<std::size_t>(i)];
+    BOOST_TEST(pod.metadata.name == "pod-" + std::to_string(i) + "-" + std::string(i % 97, 'n'));
+    BOOST_TEST((pod.metadata.labels == Labels{{"i", std::to_string(i)}}));
+    BOOST_TEST(pod.spec.nodeName == "node-" + std::to_string(i % 7));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(ErrorsNameTheSourceAndThePath) {
+  BOOST_TEST(readError(list(R"({"metadata":{"name":"x"}})")) ==
+             "state.json: items[0].kind: missing");
+  BOOST_TEST(readError(list(kNode + R"(,{"kind":null,"metadata":{}})")) ==
+             "state.json: items[1].kind: missing");
+  BOOST_TEST(readError(list(R"({"kind":5})")) == "state.json: items[0].kind: expected a string");
+  BOOST_TEST(readError(list(R"({"kind":"Pod","metadata":{"labels":5}})")) ==
+             "state.json: items[0].metadata.labels: expected an object of strings");
+  // The same fault in a member read before the kind was known.
+  BOOST_TEST(readError(list(kNode + R"(,{"metadata":{"labels":5},"kind":"Pod"})")) ==
+             "state.json: items[1].metadata.labels: expected an object of strings");
+  BOOST_TEST(readError(list(R"({"spec":{"priority":"high"},"kind":"Pod"})")) ==
+             "state.json: items[0].spec.priority: expected a 32-bit integer");
+  BOOST_TEST(readError(list(R"(7)")) == "state.json: items[0]: expected an object");
+  BOOST_TEST(readError(R"({"items":{}})") == "state.json: items: expected an array");
+  BOOST_TEST(readError("[]") == "state.json: expected an object at the top level");
+  BOOST_TEST(readError(R"({"items":[{"kind":"Pod",}]})") ==
+             "state.json: invalid JSON at offset 24: Missing a name for object member.");
+  BOOST_TEST(readError(R"({"items":[{"kind":"Node","status":{"x":[1,]}}]})") ==
+             "state.json: invalid JSON at offset 42: Invalid value.");
+  BOOST_TEST(readError("") == "state.json: invalid JSON at offset 0: The document is empty.");
+}
+
+BOOST_AUTO_TEST_CASE(ReportsReadErrors) {
+  // A directory opens as a stream, but reading it fails (EISDIR).
+  File dir(std::fopen("/", "rb"), &std::fclose);
+  BOOST_TEST_REQUIRE(dir != nullptr);
+  try {
+    readList(dir.get(), "state.json", ListVisitor{});
+    BOOST_FAIL("read");
+  } catch (const DecodeError& e) {
+    BOOST_TEST(std::string(e.what()).starts_with("state.json: read error at offset 0: "), e.what());
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace scheduling::api::json
