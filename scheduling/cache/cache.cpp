@@ -1,0 +1,368 @@
+#include "scheduling/cache/cache.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "scheduling/cache/existing_term_index.hpp"
+#include "scheduling/cache/namespace_pod_index.hpp"
+#include "scheduling/cache/node_tree.hpp"
+
+namespace scheduling::cache {
+
+namespace {
+
+// A NodeInfo as the Cache keeps it (nodeInfoListItem upstream). `slot` is a small number
+// that stays with the item for its life, so indexes can name the node without pointing at a
+// NodeInfo that copy-on-write may replace. A ghost holds pods of a node the Cache has no
+// Node object for (cache.go keeps those too); ghosts never appear in snapshots.
+//
+//   (absent) ──upsertNode──────────────────▶ Real ──deleteNode, pods remain──▶ Ghost
+//   (absent) ◀──deleteNode, no pods──────── Real ◀──upsertNode─────────────── Ghost
+//   (absent) ──a pod names an unknown node──▶ Ghost ──its last pod leaves──▶ (absent)
+struct NodeItem {
+  std::shared_ptr<framework::NodeInfo> info;
+  std::uint32_t slot = 0;
+  // A published snapshot holds `info`: copy it before the next change (copy-on-write),
+  // which is how unchanged NodeInfos are shared between snapshots (UpdateSnapshot's
+  // generation check, without the copying).
+  bool shared = false;
+};
+
+// Where a cached pod is; a pod that is neither assigned nor nominated is not kept.
+//
+//   (absent)  ──spec.nodeName set────────────────────▶ Assigned(node)
+//   (absent)  ──unbound, status.nominatedNodeName────▶ Nominated(node)
+//   Nominated ──bound (spec.nodeName set)────────────▶ Assigned(node), nomination dropped
+//   Nominated ──other / no nominatedNodeName─────────▶ Nominated(other) / (absent)
+//   Assigned  ──other spec.nodeName──────────────────▶ removed, then added on the new node
+//   any       ──delete, or phase Succeeded / Failed──▶ (absent)
+enum class Placement { Assigned, Nominated };
+
+struct PodRecord {
+  framework::PodInfoPtr info;
+  Placement placement = Placement::Assigned;
+  std::string node;
+  // Assigned only:
+  std::uint32_t slot = 0;          // the node item's slot
+  std::size_t namespaceIndex = 0;  // position in NamespaceState::pods
+  bool indexed = false;            // in NamespaceState::index, else in `added`
+  std::size_t addedIndex = 0;      // position in NamespaceState::added
+};
+
+// The assigned pods of one namespace, the label index last built over them and the changes
+// since. publish() rebuilds the index only once the changes outgrow an eighth of the
+// namespace (within [kMinDelta, kMaxDelta]); until then snapshots get the index plus an
+// overlay of the changes, so one pod changing in a namespace of 100k pods does not cost a
+// rebuild.
+struct NamespaceState {
+  std::vector<PodRecord*> pods;
+  std::shared_ptr<const NamespacePodIndex> index;
+  std::vector<PodRecord*> added;
+  std::vector<const framework::PodInfo*> removed;
+  std::shared_ptr<const NamespacePodDelta> publishedDelta;  // null when stale
+};
+
+// Overlay sizes beyond which rebuilding is cheaper than every request walking the overlay.
+constexpr std::size_t kMinDelta = 32;
+constexpr std::size_t kMaxDelta = 1024;
+
+bool overlayTooLarge(const NamespaceState& ns) {
+  const std::size_t delta = ns.added.size() + ns.removed.size();
+  return delta > std::clamp(ns.index->size() / 8, kMinDelta, kMaxDelta);
+}
+
+}  // namespace
+
+struct Cache::State {
+  // Serialises writers and publish(). Readers never take it.
+  std::mutex mu;
+  std::unordered_map<std::string, NodeItem> nodes;
+  std::uint32_t numSlots = 0;
+  std::vector<std::uint32_t> freeSlots;
+  NodeTree nodeTree;
+  // The real node items in node-tree order as of the last publish; rebuilt only when the
+  // tree changed (a node added, deleted or moved to another zone).
+  std::vector<NodeItem*> nodeOrder;
+  bool nodeOrderChanged = true;
+  // Assigned and nominated pods by UID. Records are referenced by address from
+  // assignedByNamespace; unordered_map never moves its elements.
+  std::unordered_map<std::string, PodRecord> pods;
+  std::map<std::string, NamespaceState, std::less<>> assignedByNamespace;
+  ExistingTermIndex existingTerms;
+
+  Snapshot::NamespaceLabels namespaces;
+  std::shared_ptr<const Snapshot::NamespaceLabels> publishedNamespaces;
+  // Nominator: node → pods nominated to it, in nomination order (nominator.go).
+  Snapshot::NominatedPods nominated;
+  std::shared_ptr<const Snapshot::NominatedPods> publishedNominated;
+
+  std::atomic<std::size_t> numNodes{0};
+  std::atomic<std::size_t> numAssignedPods{0};
+
+  // Held only to copy or swap the pointer.
+  mutable std::mutex publishedMu;
+  std::shared_ptr<const Snapshot> published;
+
+  NodeItem& itemFor(const std::string& name) {
+    auto [it, inserted] = nodes.try_emplace(name);
+    if (inserted) {
+      it->second.info = std::make_shared<framework::NodeInfo>();
+      if (freeSlots.empty()) {
+        it->second.slot = numSlots++;
+      } else {
+        it->second.slot = freeSlots.back();
+        freeSlots.pop_back();
+      }
+    }
+    return it->second;
+  }
+
+  void eraseItem(std::unordered_map<std::string, NodeItem>::iterator it) {
+    freeSlots.push_back(it->second.slot);
+    nodes.erase(it);
+  }
+
+  static framework::NodeInfo& mutableInfo(NodeItem& item) {
+    if (item.shared) {
+      item.info = std::make_shared<framework::NodeInfo>(*item.info);
+      item.shared = false;
+    }
+    return *item.info;
+  }
+
+  void place(PodRecord& record) {
+    if (record.placement == Placement::Nominated) {
+      nominated[record.node].push_back(record.info);
+      publishedNominated.reset();
+      return;
+    }
+    NodeItem& item = itemFor(record.node);
+    record.slot = item.slot;
+    mutableInfo(item).addPod(record.info);
+    existingTerms.addPod(*record.info, record.slot);
+    NamespaceState& ns = assignedByNamespace[record.info->pod().metadata.ns];
+    record.namespaceIndex = ns.pods.size();
+    ns.pods.push_back(&record);
+    record.indexed = false;
+    record.addedIndex = ns.added.size();
+    ns.added.push_back(&record);
+    ns.publishedDelta.reset();
+    ++numAssignedPods;
+  }
+
+  void unplace(PodRecord& record) {
+    if (record.placement == Placement::Nominated) {
+      auto it = nominated.find(record.node);
+      auto& queue = it->second;
+      queue.erase(std::find(queue.begin(), queue.end(), record.info));
+      if (queue.empty()) nominated.erase(it);
+      publishedNominated.reset();
+      return;
+    }
+    auto item = nodes.find(record.node);
+    mutableInfo(item->second).removePod(record.info->pod().metadata.uid);
+    if (item->second.info->node() == nullptr && item->second.info->pods().empty()) {
+      eraseItem(item);
+    }
+    existingTerms.removePod(*record.info, record.slot);
+    auto it = assignedByNamespace.find(record.info->pod().metadata.ns);
+    NamespaceState& ns = it->second;
+    swapRemove(ns.pods, record.namespaceIndex, &PodRecord::namespaceIndex);
+    if (ns.pods.empty()) {
+      assignedByNamespace.erase(it);
+    } else {
+      if (record.indexed) {
+        ns.removed.push_back(record.info.get());
+      } else {
+        swapRemove(ns.added, record.addedIndex, &PodRecord::addedIndex);
+      }
+      ns.publishedDelta.reset();
+    }
+    --numAssignedPods;
+  }
+
+  // Removes records[index], moving the last record into its place.
+  static void swapRemove(std::vector<PodRecord*>& records, std::size_t index,
+                         std::size_t PodRecord::*position) {
+    PodRecord* last = records.back();
+    records[index] = last;
+    last->*position = index;
+    records.pop_back();
+  }
+
+  // The namespace's index and overlay as of now, rebuilding the index if it is missing or
+  // the overlay has grown too large.
+  Snapshot::NamespacePods publishNamespace(const std::string& name, NamespaceState& ns) {
+    if (!ns.index || overlayTooLarge(ns)) {
+      std::vector<NamespacePodIndex::Entry> entries;
+      entries.reserve(ns.pods.size());
+      for (PodRecord* record : ns.pods) {
+        entries.push_back({record->info, record->slot});
+        record->indexed = true;
+      }
+      ns.index = std::make_shared<const NamespacePodIndex>(name, std::move(entries));
+      ns.added.clear();
+      ns.removed.clear();
+      ns.publishedDelta.reset();
+      return {ns.index, nullptr};
+    }
+    if (ns.added.empty() && ns.removed.empty()) return {ns.index, nullptr};
+    if (!ns.publishedDelta) {
+      auto delta = std::make_shared<NamespacePodDelta>();
+      delta->added.reserve(ns.added.size());
+      for (const PodRecord* record : ns.added) delta->added.push_back({record->info, record->slot});
+      delta->removed = ns.removed;
+      std::sort(delta->removed.begin(), delta->removed.end());
+      ns.publishedDelta = std::move(delta);
+    }
+    return {ns.index, ns.publishedDelta};
+  }
+
+  void removePod(const std::string& uid) {
+    auto it = pods.find(uid);
+    if (it == pods.end()) return;
+    unplace(it->second);
+    pods.erase(it);
+  }
+};
+
+Cache::Cache() : state_(std::make_unique<State>()) { publish(); }
+
+Cache::~Cache() = default;
+
+void Cache::upsertNode(api::Node node) {
+  std::lock_guard lock(state_->mu);
+  auto object = std::make_shared<const api::Node>(std::move(node));
+  NodeItem& item = state_->itemFor(object->name);
+  if (const api::Node* old = item.info->node()) {
+    if (getZoneKey(*old) != getZoneKey(*object)) state_->nodeOrderChanged = true;
+    state_->nodeTree.updateNode(*old, *object);
+  } else {
+    state_->nodeTree.addNode(*object);
+    state_->nodeOrderChanged = true;
+    ++state_->numNodes;
+  }
+  State::mutableInfo(item).setNode(std::move(object));
+}
+
+void Cache::deleteNode(std::string_view name) {
+  std::lock_guard lock(state_->mu);
+  auto it = state_->nodes.find(std::string(name));
+  if (it == state_->nodes.end() || it->second.info->node() == nullptr) return;
+  state_->nodeTree.removeNode(*it->second.info->node());
+  state_->nodeOrderChanged = true;
+  --state_->numNodes;
+  // Pods may still arrive for deletion after their node (separate watches), so a node
+  // with pods stays behind as a ghost (cache.go RemoveNode).
+  if (it->second.info->pods().empty()) {
+    state_->eraseItem(it);
+  } else {
+    State::mutableInfo(it->second).removeNode();
+  }
+}
+
+void Cache::upsertPod(api::Pod pod) {
+  std::lock_guard lock(state_->mu);
+  const std::string uid = pod.metadata.uid;
+  // The scheduler's pod informer filters out Succeeded/Failed pods, so turning terminal
+  // arrives as a delete.
+  if (pod.isTerminal()) {
+    state_->removePod(uid);
+    return;
+  }
+  auto it = state_->pods.find(uid);
+  if (it != state_->pods.end()) state_->unplace(it->second);
+
+  const bool assigned = !pod.spec.nodeName.empty();
+  if (!assigned && pod.status.nominatedNodeName.empty()) {
+    if (it != state_->pods.end()) state_->pods.erase(it);
+    return;
+  }
+  if (it == state_->pods.end()) it = state_->pods.try_emplace(uid).first;
+  PodRecord& record = it->second;
+  record.placement = assigned ? Placement::Assigned : Placement::Nominated;
+  record.node = assigned ? pod.spec.nodeName : pod.status.nominatedNodeName;
+  record.info =
+      std::make_shared<const framework::PodInfo>(std::make_shared<const api::Pod>(std::move(pod)));
+  state_->place(record);
+}
+
+void Cache::deletePod(std::string_view uid) {
+  std::lock_guard lock(state_->mu);
+  state_->removePod(std::string(uid));
+}
+
+void Cache::upsertNamespace(api::Namespace ns) {
+  std::lock_guard lock(state_->mu);
+  state_->namespaces.insert_or_assign(std::move(ns.name), std::move(ns.labels));
+  state_->publishedNamespaces.reset();
+}
+
+void Cache::deleteNamespace(std::string_view name) {
+  std::lock_guard lock(state_->mu);
+  auto it = state_->namespaces.find(name);
+  if (it == state_->namespaces.end()) return;
+  state_->namespaces.erase(it);
+  state_->publishedNamespaces.reset();
+}
+
+void Cache::publish() {
+  std::lock_guard lock(state_->mu);
+  State& s = *state_;
+
+  if (s.nodeOrderChanged) {
+    s.nodeOrder.clear();
+    for (const auto& name : s.nodeTree.list()) s.nodeOrder.push_back(&s.nodes.at(name));
+  }
+  Snapshot::Parts parts;
+  parts.nodeInfos.reserve(s.nodeOrder.size());
+  parts.nodeBySlot.assign(s.numSlots, nullptr);
+  std::vector<std::uint32_t> positionBySlot(s.numSlots, 0);
+  for (NodeItem* item : s.nodeOrder) {
+    item->shared = true;
+    positionBySlot[item->slot] = static_cast<std::uint32_t>(parts.nodeInfos.size());
+    parts.nodeBySlot[item->slot] = item->info.get();
+    parts.nodeInfos.push_back(item->info);
+  }
+
+  parts.namespacePods.reserve(s.assignedByNamespace.size());
+  for (auto& [name, ns] : s.assignedByNamespace) {
+    parts.namespacePods.push_back(s.publishNamespace(name, ns));
+  }
+
+  parts.existingTerms =
+      s.existingTerms.materialize(parts.nodeBySlot, positionBySlot, s.nodeOrderChanged);
+  s.nodeOrderChanged = false;
+
+  if (!s.publishedNamespaces) {
+    s.publishedNamespaces = std::make_shared<const Snapshot::NamespaceLabels>(s.namespaces);
+  }
+  parts.namespaces = s.publishedNamespaces;
+  if (!s.publishedNominated) {
+    s.publishedNominated = std::make_shared<const Snapshot::NominatedPods>(s.nominated);
+  }
+  parts.nominated = s.publishedNominated;
+
+  std::shared_ptr<const Snapshot> snapshot(new Snapshot(std::move(parts)));
+  {
+    std::lock_guard publishedLock(s.publishedMu);
+    s.published.swap(snapshot);
+  }
+  // The previous snapshot, if no request holds it any more, is freed here, outside the
+  // pointer lock.
+}
+
+std::shared_ptr<const Snapshot> Cache::snapshot() const {
+  std::lock_guard lock(state_->publishedMu);
+  return state_->published;
+}
+
+std::size_t Cache::numNodes() const { return state_->numNodes.load(); }
+
+std::size_t Cache::numAssignedPods() const { return state_->numAssignedPods.load(); }
+
+}  // namespace scheduling::cache

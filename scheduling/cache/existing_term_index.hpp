@@ -1,0 +1,73 @@
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "scheduling/framework/listers.hpp"
+#include "scheduling/framework/types.hpp"
+
+namespace scheduling::cache {
+
+inline constexpr std::size_t kNumTermKinds = 4;
+
+// One distinct (term, weight) of one kind as a snapshot hands it out: the nodes of the
+// snapshot whose pods carry it, in node-list order, with how many times. Shared between
+// snapshots while neither the counts nor those nodes' NodeInfos change.
+struct ExistingTermGroup {
+  std::shared_ptr<const framework::AffinityTerm> term;
+  std::int32_t weight = 0;
+  std::shared_ptr<const std::vector<framework::NodeTermCount>> nodes;
+};
+
+using ExistingTerms = std::array<std::vector<ExistingTermGroup>, kNumTermKinds>;
+
+// The affinity terms carried by assigned pods, deduplicated, with per-node counts. Kept
+// incrementally by the Cache as pods come and go, so that publishing a snapshot only walks
+// the (few) distinct terms instead of hashing every term of every pod again. Pods of one
+// workload share their terms, so there are far fewer groups than pods.
+//
+// Nodes are identified by the Cache's slot numbers; a snapshot maps slots to its NodeInfos.
+class ExistingTermIndex {
+ public:
+  // Counts (or uncounts) every term of the pod, once per occurrence, on the node `slot`.
+  void addPod(const framework::PodInfo& pod, std::uint32_t slot);
+  void removePod(const framework::PodInfo& pod, std::uint32_t slot);
+
+  // The groups as seen by a snapshot: only slots with a NodeInfo in `nodeBySlot` count, and
+  // a group left without nodes is omitted. `positionBySlot` orders the nodes of a group.
+  // A group keeps its previous node list when its counts did not change, the node order
+  // did not change (`nodeOrderChanged` false: no node added, removed or moved) and its
+  // nodes kept their NodeInfos.
+  ExistingTerms materialize(std::span<const framework::NodeInfo* const> nodeBySlot,
+                            std::span<const std::uint32_t> positionBySlot, bool nodeOrderChanged);
+
+ private:
+  struct Group {
+    framework::TermKind kind;
+    std::int32_t weight;
+    std::size_t hash;
+    std::shared_ptr<const framework::AffinityTerm> term;
+    std::unordered_map<std::uint32_t, std::int64_t> countBySlot;
+    // The last materialized node list and the slots it was made from, in its order.
+    bool countsChanged = true;
+    std::shared_ptr<const std::vector<framework::NodeTermCount>> nodes;
+    std::vector<std::uint32_t> slots;
+  };
+
+  static bool reusable(const Group& group, std::span<const framework::NodeInfo* const> nodeBySlot);
+
+  void update(framework::TermKind kind, const framework::AffinityTerm& term, std::int32_t weight,
+              std::uint32_t slot, std::int64_t delta);
+
+  // Groups by id; a freed id is null until reused.
+  std::vector<std::unique_ptr<Group>> groups_;
+  std::vector<std::uint32_t> freeIds_;
+  std::unordered_multimap<std::size_t, std::uint32_t> byHash_;
+};
+
+}  // namespace scheduling::cache

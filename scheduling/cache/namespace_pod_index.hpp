@@ -1,0 +1,108 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scheduling/framework/types.hpp"
+#include "scheduling/labels/selector.hpp"
+
+namespace scheduling::cache {
+
+// The assigned pods of one namespace with an inverted index over their labels, so that a
+// label selector only visits the pods that can match it: key → value → pods for `In`,
+// key → pods for `Exists`. Immutable once built; snapshots share it for as long as the
+// namespace's pods do not change.
+//
+// The index is flat (sorted runs over one postings array, found by binary search) rather
+// than maps of vectors: labels with a value per pod (pod names, hashes) would otherwise
+// cost an allocation per pod, and building dominates publishing a snapshot.
+class NamespacePodIndex {
+ public:
+  struct Entry {
+    framework::PodInfoPtr pod;
+    std::uint32_t slot;  // the Cache's slot of the pod's node
+  };
+
+  NamespacePodIndex(std::string ns, std::vector<Entry> pods);
+  NamespacePodIndex(const NamespacePodIndex&) = delete;
+  NamespacePodIndex& operator=(const NamespacePodIndex&) = delete;
+
+  const std::string& ns() const { return ns_; }
+  std::size_t size() const { return pods_.size(); }
+
+  // Calls fn(const Entry&) for a superset of the pods `selector` matches, each at most once:
+  // none for Nothing; else the postings of the most selective `In` or `Exists` requirement
+  // (requirements are ANDed, so any one of them bounds the result); else every pod. The
+  // caller still has to check the selector.
+  template <typename Fn>
+  void forEachCandidate(const labels::Selector& selector, Fn&& fn) const;
+
+ private:
+  // postings_[begin, end) are the pods of one key (ordered by value) or of one value.
+  struct Run {
+    std::string_view label;  // the key or the value
+    std::uint32_t begin;
+    std::uint32_t end;
+    std::uint32_t size() const { return end - begin; }
+  };
+  struct KeyRuns {
+    Run key;
+    // valueRuns_[firstValue, lastValue), sorted by value.
+    std::uint32_t firstValue;
+    std::uint32_t lastValue;
+  };
+
+  const KeyRuns* findKey(std::string_view key) const;
+  const Run* findValue(const KeyRuns& key, std::string_view value) const;
+
+  // The smallest candidate set: `all` for every pod, else a key's postings (Exists) or the
+  // union of some of its value runs (In).
+  struct Plan {
+    bool none = false;
+    bool all = true;
+    const KeyRuns* key = nullptr;
+    const labels::Requirement* in = nullptr;
+  };
+  Plan plan(const labels::Selector& selector) const;
+
+  void forEachIn(std::uint32_t begin, std::uint32_t end, auto&& fn) const {
+    for (std::uint32_t i = begin; i < end; ++i) fn(pods_[postings_[i]]);
+  }
+
+  std::string ns_;
+  std::vector<Entry> pods_;
+  // Views point into the label strings of the pods held by pods_.
+  std::vector<KeyRuns> keys_;  // sorted by key
+  std::vector<Run> valueRuns_;
+  std::vector<std::uint32_t> postings_;  // indexes into pods_
+};
+
+// What changed in a namespace since its index was built: the Cache serves small changes as
+// this overlay instead of rebuilding the index of a large namespace on every publish.
+struct NamespacePodDelta {
+  std::vector<NamespacePodIndex::Entry> added;
+  // Pods of the index that are gone (or were replaced by an update), sorted. The index
+  // holds them, so the addresses stay unique for as long as it lives.
+  std::vector<const framework::PodInfo*> removed;
+};
+
+template <typename Fn>
+void NamespacePodIndex::forEachCandidate(const labels::Selector& selector, Fn&& fn) const {
+  const Plan p = plan(selector);
+  if (p.none) return;
+  if (p.all) {
+    for (const Entry& e : pods_) fn(e);
+  } else if (p.in == nullptr) {
+    forEachIn(p.key->key.begin, p.key->key.end, fn);
+  } else {
+    // A pod has one value per key, so the runs of distinct values are disjoint.
+    for (const std::string& value : p.in->values) {
+      if (const Run* run = findValue(*p.key, value)) forEachIn(run->begin, run->end, fn);
+    }
+  }
+}
+
+}  // namespace scheduling::cache

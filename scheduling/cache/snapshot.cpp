@@ -1,0 +1,103 @@
+#include "scheduling/cache/snapshot.hpp"
+
+#include <algorithm>
+
+namespace scheduling::cache {
+
+namespace {
+
+const api::Labels kNoLabels;
+
+}  // namespace
+
+Snapshot::Snapshot(Parts parts)
+    : nodeInfos_(std::move(parts.nodeInfos)),
+      nodeBySlot_(std::move(parts.nodeBySlot)),
+      namespacePods_(std::move(parts.namespacePods)),
+      existingTerms_(std::move(parts.existingTerms)),
+      namespaces_(std::move(parts.namespaces)),
+      nominated_(std::move(parts.nominated)) {
+  // updateNodeInfoSnapshotList: the have-lists are sub-sequences of the node order.
+  nodeInfoList_.reserve(nodeInfos_.size());
+  nodeByName_.reserve(nodeInfos_.size());
+  for (const auto& info : nodeInfos_) {
+    nodeInfoList_.push_back(info.get());
+    nodeByName_.emplace(info->name(), info.get());
+    if (!info->podsWithAffinity().empty()) havePodsWithAffinity_.push_back(info.get());
+    if (!info->podsWithRequiredAntiAffinity().empty()) {
+      havePodsWithRequiredAntiAffinity_.push_back(info.get());
+    }
+  }
+  podsByNamespace_.reserve(namespacePods_.size());
+  for (const auto& pods : namespacePods_) podsByNamespace_.emplace(pods.index->ns(), &pods);
+}
+
+const framework::NodeInfo* Snapshot::getNodeInfo(std::string_view name) const {
+  auto it = nodeByName_.find(name);
+  return it == nodeByName_.end() ? nullptr : it->second;
+}
+
+const api::Labels& Snapshot::namespaceLabels(std::string_view ns) const {
+  auto it = namespaces_->find(ns);
+  return it == namespaces_->end() ? kNoLabels : it->second;
+}
+
+void Snapshot::forEachNamespace(
+    const std::function<void(const std::string& name, const api::Labels& labels)>& fn) const {
+  for (const auto& [name, labels] : *namespaces_) fn(name, labels);
+}
+
+std::span<const framework::PodInfoPtr> Snapshot::nominatedPodsForNode(std::string_view node) const {
+  auto it = nominated_->find(node);
+  if (it == nominated_->end()) return {};
+  return it->second;
+}
+
+void Snapshot::forEachPodMatching(
+    const framework::AffinityTerm& term,
+    const std::function<void(const framework::PodInfo& pod, const framework::NodeInfo& node)>& fn)
+    const {
+  if (term.selector.isNothing()) return;
+  // With empty namespace labels the term's namespaceSelector either admits every
+  // namespace (Everything, or a selector of only negative requirements) or none, leaving
+  // the listed namespaces.
+  if (term.namespaceSelector.matches(kNoLabels)) {
+    for (const auto& pods : namespacePods_) forEachPodMatchingIn(pods, term, fn);
+    return;
+  }
+  for (const auto& ns : term.namespaces) {
+    auto it = podsByNamespace_.find(ns);
+    if (it != podsByNamespace_.end()) forEachPodMatchingIn(*it->second, term, fn);
+  }
+}
+
+void Snapshot::forEachPodMatchingIn(
+    const NamespacePods& pods, const framework::AffinityTerm& term,
+    const std::function<void(const framework::PodInfo& pod, const framework::NodeInfo& node)>& fn)
+    const {
+  auto emit = [&](const NamespacePodIndex::Entry& e) {
+    const framework::NodeInfo* node = nodeBySlot(e.slot);
+    // Pods on ghost nodes are not in the snapshot.
+    if (node != nullptr && term.matches(e.pod->pod(), kNoLabels)) fn(*e.pod, *node);
+  };
+  if (!pods.delta) {
+    pods.index->forEachCandidate(term.selector, emit);
+    return;
+  }
+  const auto& removed = pods.delta->removed;
+  pods.index->forEachCandidate(term.selector, [&](const NamespacePodIndex::Entry& e) {
+    if (!std::binary_search(removed.begin(), removed.end(), e.pod.get())) emit(e);
+  });
+  for (const auto& e : pods.delta->added) emit(e);
+}
+
+void Snapshot::forEachExistingTerm(
+    framework::TermKind kind,
+    const std::function<void(const framework::AffinityTerm& term, std::int32_t weight,
+                             std::span<const framework::NodeTermCount> nodes)>& fn) const {
+  for (const auto& group : existingTerms_[static_cast<std::size_t>(kind)]) {
+    fn(*group.term, group.weight, *group.nodes);
+  }
+}
+
+}  // namespace scheduling::cache

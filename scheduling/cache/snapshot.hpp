@@ -1,0 +1,112 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "scheduling/api/labels.hpp"
+#include "scheduling/cache/existing_term_index.hpp"
+#include "scheduling/cache/namespace_pod_index.hpp"
+#include "scheduling/framework/listers.hpp"
+#include "scheduling/framework/types.hpp"
+
+namespace scheduling::cache {
+
+class Cache;
+
+// One consistent, immutable view of the cluster for scheduling cycles
+// (backend/cache/snapshot.go, plus the nominator and namespace lister it stands in for).
+// Only the Cache builds one, in publish(); after that nothing changes it, so any number of
+// requests read it concurrently without locks.
+//
+// The parts that did not change since the previous snapshot are shared with it rather than
+// copied: NodeInfos (copy-on-write in the Cache), per-namespace pod indexes, the node lists
+// of existing terms, the namespace labels and the nominations.
+class Snapshot final : public framework::SharedLister {
+ public:
+  using NamespaceLabels = std::map<std::string, api::Labels, std::less<>>;
+  using NominatedPods = std::map<std::string, std::vector<framework::PodInfoPtr>, std::less<>>;
+
+  std::span<const framework::NodeInfo* const> nodeInfoList() const override {
+    return nodeInfoList_;
+  }
+  std::span<const framework::NodeInfo* const> havePodsWithAffinityList() const override {
+    return havePodsWithAffinity_;
+  }
+  std::span<const framework::NodeInfo* const> havePodsWithRequiredAntiAffinityList()
+      const override {
+    return havePodsWithRequiredAntiAffinity_;
+  }
+  const framework::NodeInfo* getNodeInfo(std::string_view name) const override;
+
+  const api::Labels& namespaceLabels(std::string_view ns) const override;
+  void forEachNamespace(const std::function<void(const std::string& name,
+                                                 const api::Labels& labels)>& fn) const override;
+
+  std::span<const framework::PodInfoPtr> nominatedPodsForNode(std::string_view node) const override;
+
+  void forEachPodMatching(
+      const framework::AffinityTerm& term,
+      const std::function<void(const framework::PodInfo& pod, const framework::NodeInfo& node)>& fn)
+      const override;
+
+  void forEachExistingTerm(
+      framework::TermKind kind,
+      const std::function<void(const framework::AffinityTerm& term, std::int32_t weight,
+                               std::span<const framework::NodeTermCount> nodes)>& fn)
+      const override;
+
+ private:
+  friend class Cache;
+
+  // A namespace's assigned pods: its index plus, when small changes are pending, the
+  // overlay of those changes (null when there are none).
+  struct NamespacePods {
+    std::shared_ptr<const NamespacePodIndex> index;
+    std::shared_ptr<const NamespacePodDelta> delta;
+  };
+
+  // What the Cache hands over; the lists and lookups are derived from it.
+  struct Parts {
+    // Nodes with a Node object, in node-tree order.
+    std::vector<std::shared_ptr<const framework::NodeInfo>> nodeInfos;
+    // The Cache's node slots → this snapshot's NodeInfo, null for ghosts and free slots.
+    std::vector<const framework::NodeInfo*> nodeBySlot;
+    // Sorted by namespace name.
+    std::vector<NamespacePods> namespacePods;
+    ExistingTerms existingTerms;
+    std::shared_ptr<const NamespaceLabels> namespaces;
+    std::shared_ptr<const NominatedPods> nominated;
+  };
+
+  explicit Snapshot(Parts parts);
+
+  const framework::NodeInfo* nodeBySlot(std::uint32_t slot) const {
+    return slot < nodeBySlot_.size() ? nodeBySlot_[slot] : nullptr;
+  }
+
+  std::vector<std::shared_ptr<const framework::NodeInfo>> nodeInfos_;
+  std::vector<const framework::NodeInfo*> nodeInfoList_;
+  std::vector<const framework::NodeInfo*> havePodsWithAffinity_;
+  std::vector<const framework::NodeInfo*> havePodsWithRequiredAntiAffinity_;
+  std::unordered_map<std::string_view, const framework::NodeInfo*> nodeByName_;
+  std::vector<const framework::NodeInfo*> nodeBySlot_;
+
+  void forEachPodMatchingIn(const NamespacePods& pods, const framework::AffinityTerm& term,
+                            const std::function<void(const framework::PodInfo& pod,
+                                                     const framework::NodeInfo& node)>& fn) const;
+
+  std::vector<NamespacePods> namespacePods_;
+  std::unordered_map<std::string_view, const NamespacePods*> podsByNamespace_;
+  ExistingTerms existingTerms_;
+  std::shared_ptr<const NamespaceLabels> namespaces_;
+  std::shared_ptr<const NominatedPods> nominated_;
+};
+
+}  // namespace scheduling::cache

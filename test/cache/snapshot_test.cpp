@@ -1,0 +1,481 @@
+#include "scheduling/cache/snapshot.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "scheduling/cache/cache.hpp"
+#include "test/testing/wrappers.hpp"
+
+namespace scheduling::cache {
+namespace {
+
+using framework::AffinityTerm;
+using framework::TermKind;
+using labels::Operator;
+using labels::Requirement;
+using labels::Selector;
+using ::testing::kRequiredReq;
+using ::testing::MakeNode;
+using ::testing::MakePod;
+using Strings = std::vector<std::string>;
+
+constexpr const char* kHostname = "kubernetes.io/hostname";
+constexpr const char* kZone = "topology.kubernetes.io/zone";
+
+AffinityTerm term(Selector selector, Strings namespaces,
+                  Selector namespaceSelector = Selector::nothing()) {
+  return AffinityTerm{std::move(selector), std::move(namespaces), std::move(namespaceSelector),
+                      kHostname};
+}
+
+Selector in(std::string key, Strings values) {
+  return Selector::of({Requirement{std::move(key), Operator::In, std::move(values)}});
+}
+
+// "pod@node" for every pod the index yields, sorted.
+Strings matching(const framework::SharedLister& lister, const AffinityTerm& t) {
+  Strings out;
+  lister.forEachPodMatching(t, [&](const framework::PodInfo& pod, const framework::NodeInfo& node) {
+    BOOST_TEST(&node == lister.getNodeInfo(node.name()), "a NodeInfo of another snapshot");
+    out.push_back(pod.pod().metadata.name + "@" + node.name());
+  });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The same by walking every pod of every node: the semantics the index must reproduce.
+Strings bruteForceMatching(const framework::SharedLister& lister, const AffinityTerm& t) {
+  Strings out;
+  for (const auto* node : lister.nodeInfoList()) {
+    for (const auto& pod : node->pods()) {
+      if (t.matches(pod->pod(), {})) out.push_back(pod->pod().metadata.name + "@" + node->name());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// One existing-term group: the term, its weight and node → count.
+struct Group {
+  AffinityTerm term;
+  std::int32_t weight;
+  std::map<std::string, std::int64_t> nodes;
+  bool operator==(const Group&) const = default;
+};
+
+std::vector<Group> existingTerms(const framework::SharedLister& lister, TermKind kind) {
+  std::vector<Group> out;
+  lister.forEachExistingTerm(kind, [&](const AffinityTerm& t, std::int32_t weight,
+                                       std::span<const framework::NodeTermCount> nodes) {
+    Group group{t, weight, {}};
+    for (const auto& n : nodes) {
+      BOOST_TEST(n.count > 0);
+      BOOST_TEST(n.node == lister.getNodeInfo(n.node->name()), "a NodeInfo of another snapshot");
+      BOOST_TEST(group.nodes.count(n.node->name()) == 0u, "node listed twice in a group");
+      group.nodes[n.node->name()] = n.count;
+    }
+    out.push_back(std::move(group));
+  });
+  return out;
+}
+
+std::vector<framework::WeightedAffinityTerm> termsOf(const framework::PodInfo& pod, TermKind kind) {
+  std::vector<framework::WeightedAffinityTerm> out;
+  switch (kind) {
+    case TermKind::RequiredAffinity:
+      for (const auto& t : pod.requiredAffinityTerms()) out.push_back({t, 0});
+      break;
+    case TermKind::RequiredAntiAffinity:
+      for (const auto& t : pod.requiredAntiAffinityTerms()) out.push_back({t, 0});
+      break;
+    case TermKind::PreferredAffinity:
+      out = pod.preferredAffinityTerms();
+      break;
+    case TermKind::PreferredAntiAffinity:
+      out = pod.preferredAntiAffinityTerms();
+      break;
+  }
+  return out;
+}
+
+std::vector<Group> bruteForceExistingTerms(const framework::SharedLister& lister, TermKind kind) {
+  std::vector<Group> out;
+  for (const auto* node : lister.nodeInfoList()) {
+    for (const auto& pod : node->pods()) {
+      for (const auto& wt : termsOf(*pod, kind)) {
+        auto it = std::find_if(out.begin(), out.end(), [&](const Group& g) {
+          return g.term == wt.term && g.weight == wt.weight;
+        });
+        if (it == out.end()) it = out.insert(out.end(), Group{wt.term, wt.weight, {}});
+        ++it->nodes[node->name()];
+      }
+    }
+  }
+  return out;
+}
+
+// Same groups, whatever their order.
+bool sameGroups(const std::vector<Group>& got, const std::vector<Group>& want) {
+  if (got.size() != want.size()) return false;
+  return std::all_of(want.begin(), want.end(),
+                     [&](const Group& g) { return std::count(got.begin(), got.end(), g) == 1; });
+}
+
+BOOST_AUTO_TEST_SUITE(snapshot)
+
+// A small cluster for the table tests: n1, n2 real; pods in ns1 and ns2; one pod on a ghost.
+std::shared_ptr<const Snapshot> smallCluster(Cache& cache) {
+  cache.upsertNode(MakeNode().name("n1").obj());
+  cache.upsertNode(MakeNode().name("n2").obj());
+  cache.upsertPod(MakePod()
+                      .name("a")
+                      .ns("ns1")
+                      .uid("a")
+                      .label("app", "web")
+                      .label("tier", "fe")
+                      .node("n1")
+                      .obj());
+  cache.upsertPod(MakePod().name("b").ns("ns1").uid("b").label("app", "db").node("n2").obj());
+  cache.upsertPod(MakePod().name("c").ns("ns2").uid("c").label("app", "web").node("n2").obj());
+  cache.upsertPod(MakePod().name("d").ns("ns2").uid("d").node("n1").obj());
+  cache.upsertPod(MakePod().name("g").ns("ns1").uid("g").label("app", "web").node("gone").obj());
+  cache.publish();
+  return cache.snapshot();
+}
+
+struct MatchCase {
+  std::string name;
+  AffinityTerm term;
+  Strings want;
+};
+
+BOOST_AUTO_TEST_CASE(for_each_pod_matching) {
+  Cache cache;
+  auto snapshot = smallCluster(cache);
+  const Selector negativeOnly = Selector::of({Requirement{"team", Operator::DoesNotExist, {}}});
+  const std::vector<MatchCase> tests = {
+      {"nothing selector matches no pod", term(Selector::nothing(), {"ns1", "ns2"}), {}},
+      {"everything selector matches the listed namespaces",
+       term(Selector::everything(), {"ns1"}),
+       {"a@n1", "b@n2"}},
+      {"in with one value", term(in("app", {"web"}), {"ns1", "ns2"}), {"a@n1", "c@n2"}},
+      {"in with several values", term(in("app", {"db", "web"}), {"ns1"}), {"a@n1", "b@n2"}},
+      {"in on a key nobody has", term(in("zz", {"web"}), {"ns1", "ns2"}), {}},
+      {"exists",
+       term(Selector::of({Requirement{"tier", Operator::Exists, {}}}), {"ns1"}),
+       {"a@n1"}},
+      {"not in only walks every pod",
+       term(Selector::of({Requirement{"app", Operator::NotIn, {"web"}}}), {"ns1", "ns2"}),
+       {"b@n2", "d@n1"}},
+      {"the and of in and not in",
+       term(Selector::of({Requirement{"app", Operator::In, {"web"}},
+                          Requirement{"tier", Operator::NotIn, {"fe"}}}),
+            {"ns1", "ns2"}),
+       {"c@n2"}},
+      {"no namespaces and a nothing namespace selector", term(in("app", {"web"}), {}), {}},
+      {"unknown namespace", term(in("app", {"web"}), {"ns9"}), {}},
+      {"everything namespace selector covers every namespace",
+       term(in("app", {"web"}), {}, Selector::everything()),
+       {"a@n1", "c@n2"}},
+      {"a namespace selector that admits empty labels covers every namespace",
+       term(in("app", {"web"}), {}, negativeOnly),
+       {"a@n1", "c@n2"}},
+      {"a namespace selector that needs labels leaves the listed namespaces",
+       term(in("app", {"web"}), {"ns2"}, in("team", {"x"})),
+       {"c@n2"}},
+  };
+  for (const auto& test : tests) {
+    BOOST_TEST_CONTEXT(test.name) {
+      BOOST_TEST(matching(*snapshot, test.term) == test.want, boost::test_tools::per_element());
+      BOOST_TEST(matching(*snapshot, test.term) == bruteForceMatching(*snapshot, test.term),
+                 boost::test_tools::per_element());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(unknown_namespace_and_node_lookups) {
+  Cache cache;
+  auto snapshot = smallCluster(cache);
+  BOOST_TEST(snapshot->namespaceLabels("nope").empty());
+  BOOST_TEST(snapshot->nominatedPodsForNode("n1").empty());
+  BOOST_TEST(snapshot->getNodeInfo("gone") == nullptr);
+  BOOST_TEST(snapshot->getNodeInfo("n2")->name() == "n2");
+}
+
+BOOST_AUTO_TEST_CASE(existing_terms_grouped_with_per_node_counts) {
+  Cache cache;
+  // Node order n1 n3 n2 (zones round-robin), unlike the order they were added in.
+  cache.upsertNode(MakeNode().name("n1").label(kZone, "a").obj());
+  cache.upsertNode(MakeNode().name("n2").label(kZone, "a").obj());
+  cache.upsertNode(MakeNode().name("n3").label(kZone, "b").obj());
+  // p1 lists the same term twice; p2 and p3 share it; p4 has the same selector in another
+  // namespace (so its term differs); the ghost pod does not count.
+  cache.upsertPod(MakePod()
+                      .name("p1")
+                      .ns("ns")
+                      .uid("1")
+                      .node("n2")
+                      .podAntiAffinityIn("app", kHostname, {"x"}, kRequiredReq)
+                      .podAntiAffinityIn("app", kHostname, {"x"}, kRequiredReq)
+                      .obj());
+  cache.upsertPod(MakePod()
+                      .name("p2")
+                      .ns("ns")
+                      .uid("2")
+                      .node("n2")
+                      .podAntiAffinityIn("app", kHostname, {"x"}, kRequiredReq)
+                      .obj());
+  cache.upsertPod(MakePod()
+                      .name("p3")
+                      .ns("ns")
+                      .uid("3")
+                      .node("n3")
+                      .podAntiAffinityIn("app", kHostname, {"x"}, kRequiredReq)
+                      .obj());
+  cache.upsertPod(MakePod()
+                      .name("p4")
+                      .ns("other")
+                      .uid("4")
+                      .node("n1")
+                      .podAntiAffinityIn("app", kHostname, {"x"}, kRequiredReq)
+                      .obj());
+  cache.upsertPod(MakePod()
+                      .name("p5")
+                      .ns("ns")
+                      .uid("5")
+                      .node("ghost")
+                      .podAntiAffinityIn("app", kHostname, {"x"}, kRequiredReq)
+                      .obj());
+  cache.upsertPod(MakePod()
+                      .name("p6")
+                      .ns("ns")
+                      .uid("6")
+                      .node("ghost2")
+                      .podAffinityIn("app", kZone, {"y"}, kRequiredReq)
+                      .obj());
+  cache.publish();
+  auto snapshot = cache.snapshot();
+
+  const AffinityTerm inNs{in("app", {"x"}), {"ns"}, Selector::nothing(), kHostname};
+  const AffinityTerm inOther{in("app", {"x"}), {"other"}, Selector::nothing(), kHostname};
+  const std::vector<Group> want = {{inNs, 0, {{"n2", 3}, {"n3", 1}}}, {inOther, 0, {{"n1", 1}}}};
+  const auto got = existingTerms(*snapshot, TermKind::RequiredAntiAffinity);
+  BOOST_TEST(sameGroups(got, want));
+  // A group whose pods are all on ghosts is left out.
+  BOOST_TEST(existingTerms(*snapshot, TermKind::RequiredAffinity).empty());
+
+  // Nodes of a group come in node order.
+  std::vector<std::string> order;
+  snapshot->forEachExistingTerm(
+      TermKind::RequiredAntiAffinity,
+      [&](const AffinityTerm& t, std::int32_t, std::span<const framework::NodeTermCount> nodes) {
+        if (t != inNs) return;
+        for (const auto& n : nodes) order.push_back(n.node->name());
+      });
+  BOOST_TEST((order == Strings{"n3", "n2"}));
+}
+
+// Seeded random clusters, mutated and published several times: the indexes must give
+// exactly what a walk over nodeInfoList() gives.
+class ClusterGenerator {
+ public:
+  explicit ClusterGenerator(std::uint32_t seed) : rng_(seed) {}
+
+  int uniform(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
+  bool chance(int percent) { return uniform(100) < percent; }
+  template <typename T>
+  const T& pick(const std::vector<T>& v) {
+    return v[uniform(static_cast<int>(v.size()))];
+  }
+
+  std::string node() { return "n" + std::to_string(uniform(kNodes)); }
+  std::string ns() { return pick(kNamespaces); }
+
+  api::Labels labels() {
+    api::Labels l;
+    for (const auto& key : kKeys) {
+      if (chance(60)) l.set(key, pick(kValues));
+    }
+    return l;
+  }
+
+  api::LabelSelector labelSelector() {
+    api::LabelSelector s;
+    const int n = uniform(3);
+    for (int i = 0; i < n; ++i) {
+      if (chance(30)) {
+        // Named first: the order of evaluating function arguments is unspecified.
+        std::string key = pick(kKeys);
+        s.matchLabels.set(std::move(key), pick(kValues));
+        continue;
+      }
+      static const Strings ops = {"In", "NotIn", "Exists", "DoesNotExist"};
+      api::LabelSelectorRequirement r{pick(kKeys), pick(ops), {}};
+      if (r.op == "In" || r.op == "NotIn") {
+        const int values = 1 + uniform(2);
+        for (int v = 0; v < values; ++v) r.values.push_back(pick(kValues));
+      }
+      s.matchExpressions.push_back(std::move(r));
+    }
+    return s;
+  }
+
+  std::optional<api::LabelSelector> optionalSelector() {
+    if (chance(10)) return std::nullopt;
+    return labelSelector();
+  }
+
+  api::PodAffinityTerm podAffinityTerm() {
+    api::PodAffinityTerm t;
+    t.labelSelector = optionalSelector();
+    if (chance(30)) {
+      const int n = 1 + uniform(2);
+      for (int i = 0; i < n; ++i) t.namespaces.push_back(ns());
+    }
+    if (chance(25)) t.namespaceSelector = chance(50) ? api::LabelSelector{} : labelSelector();
+    t.topologyKey = chance(50) ? kHostname : kZone;
+    return t;
+  }
+
+  api::PodAffinity podAffinity() {
+    api::PodAffinity a;
+    const int required = uniform(3);
+    for (int i = 0; i < required; ++i) {
+      // Reuse the previous term sometimes, so that pods share and repeat terms.
+      if (i > 0 && chance(30)) {
+        a.requiredDuringSchedulingIgnoredDuringExecution.push_back(
+            a.requiredDuringSchedulingIgnoredDuringExecution.back());
+      } else {
+        a.requiredDuringSchedulingIgnoredDuringExecution.push_back(pick(termPool_));
+      }
+    }
+    const int preferred = uniform(3);
+    for (int i = 0; i < preferred; ++i) {
+      a.preferredDuringSchedulingIgnoredDuringExecution.push_back(
+          {1 + uniform(3), pick(termPool_)});
+    }
+    return a;
+  }
+
+  api::Pod pod(int uid) {
+    auto builder = MakePod().name("p" + std::to_string(uid)).uid(std::to_string(uid)).ns(ns());
+    for (const auto& [k, v] : labels()) builder.label(k, v);
+    if (chance(90)) {
+      builder.node(chance(10) ? "ghost" + std::to_string(uniform(3)) : node());
+    } else {
+      builder.nominatedNodeName(node());
+    }
+    if (chance(50)) builder.affinity(api::Affinity{podAffinity(), podAffinity()});
+    if (chance(5)) builder.phase("Succeeded");
+    return builder.obj();
+  }
+
+  api::Node makeNode(const std::string& name) {
+    auto builder = MakeNode().name(name).label(kZone, "z" + std::to_string(uniform(3)));
+    if (chance(90)) builder.label(kHostname, name);
+    return builder.obj();
+  }
+
+  // A pool of raw terms, so that generated pods share identical terms.
+  void fillTermPool() {
+    for (int i = 0; i < 12; ++i) termPool_.push_back(podAffinityTerm());
+  }
+
+  AffinityTerm queryTerm() {
+    std::vector<std::string> errors;
+    auto selector = labels::fromLabelSelector(optionalSelector(), errors);
+    Strings namespaces;
+    const int n = uniform(3);
+    for (int i = 0; i < n; ++i) namespaces.push_back(ns());
+    std::sort(namespaces.begin(), namespaces.end());
+    namespaces.erase(std::unique(namespaces.begin(), namespaces.end()), namespaces.end());
+    Selector namespaceSelector = Selector::nothing();
+    if (chance(20))
+      namespaceSelector = Selector::everything();
+    else if (chance(15)) {
+      namespaceSelector = *labels::fromLabelSelector(labelSelector(), errors);
+    }
+    return AffinityTerm{selector ? *selector : Selector::nothing(), namespaces, namespaceSelector,
+                        kHostname};
+  }
+
+  static constexpr int kNodes = 12;
+
+ private:
+  inline static const Strings kNamespaces = {"ns0", "ns1", "ns2", "ns3"};
+  inline static const Strings kKeys = {"app", "tier", "env"};
+  inline static const Strings kValues = {"a", "b", "c", ""};
+
+  std::mt19937 rng_;
+  std::vector<api::PodAffinityTerm> termPool_;
+};
+
+void checkAgainstBruteForce(const Snapshot& snapshot, ClusterGenerator& gen) {
+  for (int q = 0; q < 40; ++q) {
+    const AffinityTerm t = gen.queryTerm();
+    BOOST_TEST(matching(snapshot, t) == bruteForceMatching(snapshot, t),
+               boost::test_tools::per_element());
+  }
+  for (TermKind kind : {TermKind::RequiredAffinity, TermKind::RequiredAntiAffinity,
+                        TermKind::PreferredAffinity, TermKind::PreferredAntiAffinity}) {
+    BOOST_TEST_CONTEXT("term kind " << static_cast<int>(kind)) {
+      BOOST_TEST(
+          sameGroups(existingTerms(snapshot, kind), bruteForceExistingTerms(snapshot, kind)));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(indexes_equal_brute_force_on_seeded_clusters) {
+  for (std::uint32_t seed : {1u, 2u, 3u, 42u, 2024u, 31337u}) {
+    BOOST_TEST_CONTEXT("seed " << seed) {
+      ClusterGenerator gen(seed);
+      gen.fillTermPool();
+      Cache cache;
+      for (int i = 0; i < ClusterGenerator::kNodes; ++i) {
+        cache.upsertNode(gen.makeNode("n" + std::to_string(i)));
+      }
+      int nextUid = 0;
+      for (; nextUid < 150; ++nextUid) cache.upsertPod(gen.pod(nextUid));
+      cache.publish();
+      auto first = cache.snapshot();
+      checkAgainstBruteForce(*first, gen);
+
+      // Rounds of mutations: pod updates (moves, relabels, terminal), deletes, new pods and,
+      // every other round, node relabels, deletes and returns. Rounds with pod changes only
+      // keep the node order, so the snapshot reuses what it can from the previous one.
+      std::vector<std::shared_ptr<const Snapshot>> kept = {first};
+      for (int round = 0; round < 6; ++round) {
+        const bool nodesToo = round % 2 == 1;
+        for (int m = 0; m < 40; ++m) {
+          const int what = gen.uniform(nodesToo ? 10 : 8);
+          if (what < 4) {
+            cache.upsertPod(gen.pod(gen.uniform(nextUid)));
+          } else if (what < 6) {
+            cache.deletePod(std::to_string(gen.uniform(nextUid)));
+          } else if (what < 8) {
+            cache.upsertPod(gen.pod(nextUid++));
+          } else if (what < 9) {
+            cache.deleteNode(gen.node());
+          } else {
+            const std::string name =
+                gen.chance(20) ? "ghost" + std::to_string(gen.uniform(3)) : gen.node();
+            cache.upsertNode(gen.makeNode(name));
+          }
+        }
+        cache.publish();
+        kept.push_back(cache.snapshot());
+        checkAgainstBruteForce(*kept.back(), gen);
+      }
+      // Earlier snapshots still agree with themselves after all of that.
+      for (const auto& old : kept) checkAgainstBruteForce(*old, gen);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace scheduling::cache

@@ -1,0 +1,106 @@
+#include "scheduling/sources/file_source.hpp"
+
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+namespace scheduling::sources {
+namespace {
+
+// A file in the temp directory, named after the test process, removed when done.
+class TempFile {
+ public:
+  TempFile(const std::string& name, const std::string& content)
+      : path_(std::filesystem::temp_directory_path() /
+              ("sx_" + std::to_string(::getpid()) + "_" + name)) {
+    std::ofstream(path_) << content;
+  }
+  ~TempFile() { std::filesystem::remove(path_); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// What `kubectl get nodes,pods,namespaces -A -o json` prints, trimmed to the fields read.
+constexpr const char* kClusterState = R"({
+  "apiVersion": "v1",
+  "kind": "List",
+  "items": [
+    {"apiVersion": "v1", "kind": "Node",
+     "metadata": {"name": "n1", "labels": {"topology.kubernetes.io/zone": "z1"}}},
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"}},
+    {"apiVersion": "v1", "kind": "Namespace",
+     "metadata": {"name": "ns1", "labels": {"team": "a"}}},
+    {"apiVersion": "v1", "kind": "Pod",
+     "metadata": {"name": "p1", "namespace": "ns1", "uid": "u1", "labels": {"app": "web"}},
+     "spec": {"nodeName": "n1"}, "status": {"phase": "Running"}},
+    {"apiVersion": "v1", "kind": "Pod",
+     "metadata": {"name": "p2", "namespace": "ns1", "uid": "u2",
+                  "deletionTimestamp": "2024-05-01T08:00:00Z"},
+     "spec": {"nodeName": "n2"}, "status": {"phase": "Running"}},
+    {"apiVersion": "v1", "kind": "Pod",
+     "metadata": {"name": "p3", "namespace": "ns1", "uid": "u3"},
+     "spec": {}, "status": {"phase": "Pending", "nominatedNodeName": "n1"}},
+    {"apiVersion": "v1", "kind": "Pod",
+     "metadata": {"name": "p4", "namespace": "ns1", "uid": "u4"},
+     "spec": {"nodeName": "n1"}, "status": {"phase": "Succeeded"}},
+    {"apiVersion": "v1", "kind": "Pod",
+     "metadata": {"name": "p5", "namespace": "ns1", "uid": "u5"},
+     "spec": {}, "status": {"phase": "Pending"}},
+    {"apiVersion": "v1", "kind": "Pod",
+     "metadata": {"name": "p6", "namespace": "ns2"},
+     "spec": {"nodeName": "n2"}, "status": {"phase": "Running"}}
+  ]
+})";
+
+std::vector<std::string> podNames(const framework::NodeInfo* node) {
+  std::vector<std::string> names;
+  for (const auto& pod : node->pods()) names.push_back(pod->pod().metadata.name);
+  return names;
+}
+
+BOOST_AUTO_TEST_SUITE(file_source)
+
+BOOST_AUTO_TEST_CASE(loads_and_publishes_cluster_state) {
+  TempFile file("cluster.json", kClusterState);
+  cache::Cache cache;
+  const ClusterStateCounts counts = loadClusterState(file.path(), cache);
+
+  BOOST_TEST(counts.nodes == 2u);
+  BOOST_TEST(counts.pods == 6u);
+  BOOST_TEST(counts.assigned == 3u);
+  BOOST_TEST(counts.nominated == 1u);
+  BOOST_TEST(counts.terminating == 1u);
+  BOOST_TEST(counts.terminal == 1u);
+  BOOST_TEST(counts.namespaces == 1u);
+
+  auto snapshot = cache.snapshot();
+  BOOST_TEST(snapshot->nodeInfoList().size() == 2u);
+  BOOST_TEST((podNames(snapshot->getNodeInfo("n1")) == std::vector<std::string>{"p1"}));
+  // p6 has no uid: it is keyed by namespace/name.
+  BOOST_TEST((podNames(snapshot->getNodeInfo("n2")) == std::vector<std::string>{"p2", "p6"}));
+  BOOST_TEST(snapshot->nominatedPodsForNode("n1").size() == 1u);
+  BOOST_TEST((snapshot->namespaceLabels("ns1") == api::Labels{{"team", "a"}}));
+  BOOST_TEST(cache.numAssignedPods() == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(missing_file_names_the_file) {
+  cache::Cache cache;
+  const std::string path = "/nonexistent/sx-cluster-state.json";
+  try {
+    loadClusterState(path, cache);
+    BOOST_FAIL("expected an error");
+  } catch (const std::runtime_error& e) {
+    BOOST_TEST(std::string(e.what()).find(path) != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace scheduling::sources
