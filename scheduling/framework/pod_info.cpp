@@ -103,12 +103,22 @@ bool AffinityTerm::matches(const api::Pod& pod, const api::Labels& nsLabels) con
 PodInfo::PodInfo(std::shared_ptr<const api::Pod> pod) : pod_(std::move(pod)) {
   const auto& affinity = pod_->spec.affinity;
   if (!affinity) return;
+  // NewPodInfo wraps each list's error with the list's name.
   std::vector<std::string> errors;
-  requiredAffinity_ = affinityTerms(*pod_, required(affinity->podAffinity), errors);
-  requiredAntiAffinity_ = affinityTerms(*pod_, required(affinity->podAntiAffinity), errors);
-  preferredAffinity_ = weightedAffinityTerms(*pod_, preferred(affinity->podAffinity), errors);
+  const auto collect = [&errors](const char* list, std::vector<std::string>& local) {
+    if (!local.empty()) errors.push_back(std::string(list) + ": " + aggregate(local));
+    local.clear();
+  };
+  std::vector<std::string> local;
+  requiredAffinity_ = affinityTerms(*pod_, required(affinity->podAffinity), local);
+  collect("requiredAffinityTerms", local);
+  requiredAntiAffinity_ = affinityTerms(*pod_, required(affinity->podAntiAffinity), local);
+  collect("requiredAntiAffinityTerms", local);
+  preferredAffinity_ = weightedAffinityTerms(*pod_, preferred(affinity->podAffinity), local);
+  collect("preferredAffinityTerms", local);
   preferredAntiAffinity_ =
-      weightedAffinityTerms(*pod_, preferred(affinity->podAntiAffinity), errors);
+      weightedAffinityTerms(*pod_, preferred(affinity->podAntiAffinity), local);
+  collect("preferredAntiAffinityTerms", local);
   if (!errors.empty()) parseError_ = aggregate(errors);
 }
 

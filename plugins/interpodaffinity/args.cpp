@@ -1,0 +1,84 @@
+#include "plugins/interpodaffinity/args.hpp"
+
+#include <limits>
+
+#include "scheduling/config/configuration.hpp"
+
+namespace plugins::interpodaffinity {
+
+namespace {
+
+using scheduling::config::ConfigError;
+
+inline constexpr std::int32_t kMinHardPodAffinityWeight = 0;
+inline constexpr std::int32_t kMaxHardPodAffinityWeight = 100;
+
+std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "an object";
+    case YAML::NodeType::Null:
+      return "null";
+    default:
+      return "\"" + node.Scalar() + "\"";
+  }
+}
+
+std::int32_t readInt32(const YAML::Node& node, const std::string& path) {
+  long long value = 0;
+  if (!node.IsScalar() || !YAML::convert<long long>::decode(node, value) ||
+      value < std::numeric_limits<std::int32_t>::min() ||
+      value > std::numeric_limits<std::int32_t>::max()) {
+    throw ConfigError(path, "expected a 32-bit integer, got " + describe(node));
+  }
+  return static_cast<std::int32_t>(value);
+}
+
+bool readBool(const YAML::Node& node, const std::string& path) {
+  bool value = false;
+  if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value)) {
+    throw ConfigError(path, "expected a boolean, got " + describe(node));
+  }
+  return value;
+}
+
+}  // namespace
+
+void validateArgs(const InterPodAffinityArgs& args, const std::string& argsPath) {
+  if (args.hardPodAffinityWeight < kMinHardPodAffinityWeight ||
+      args.hardPodAffinityWeight > kMaxHardPodAffinityWeight) {
+    throw ConfigError(argsPath + ".hardPodAffinityWeight", "not in valid range [0-100]");
+  }
+}
+
+InterPodAffinityArgs decodeArgs(const YAML::Node& args, const std::string& argsPath) {
+  InterPodAffinityArgs decoded;
+  if (!args.IsDefined() || args.IsNull()) return decoded;
+  if (!args.IsMap()) throw ConfigError(argsPath, "expected an object, got " + describe(args));
+  for (const auto& entry : args) {
+    const std::string key = entry.first.as<std::string>();
+    const std::string path = argsPath + "." + key;
+    const YAML::Node& value = entry.second;
+    if (key == "hardPodAffinityWeight") {
+      // A null field is an unset pointer upstream: it keeps the default.
+      if (!value.IsNull()) decoded.hardPodAffinityWeight = readInt32(value, path);
+    } else if (key == "ignorePreferredTermsOfExistingPods") {
+      if (!value.IsNull()) decoded.ignorePreferredTermsOfExistingPods = readBool(value, path);
+    } else if (key == "kind") {
+      // Typed args as written in a KubeSchedulerConfiguration carry their kind.
+      if (!value.IsScalar() || value.Scalar() != "InterPodAffinityArgs") {
+        throw ConfigError(path, "expected \"InterPodAffinityArgs\", got " + describe(value));
+      }
+    } else if (key == "apiVersion") {
+      if (!value.IsScalar()) throw ConfigError(path, "expected a string, got " + describe(value));
+    } else {
+      throw ConfigError(path, "unknown field");
+    }
+  }
+  validateArgs(decoded, argsPath);
+  return decoded;
+}
+
+}  // namespace plugins::interpodaffinity

@@ -1,0 +1,29 @@
+#include "plugins/interpodaffinity/plugin.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "plugins/names.hpp"
+
+namespace plugins::interpodaffinity {
+
+std::string_view InterPodAffinity::name() const { return names::kInterPodAffinity; }
+
+void mergeAffinityTermNamespacesIfNotEmpty(scheduling::framework::AffinityTerm& term,
+                                           const scheduling::framework::SharedLister& lister) {
+  // labels.Selector.Empty() is true only for Everything: such a term spans all namespaces.
+  if (term.namespaceSelector.isEverything()) return;
+  // Nothing lists no namespace; the selector is already what the merge would leave.
+  if (term.namespaceSelector.isNothing()) return;
+  std::vector<std::string>& namespaces = term.namespaces;
+  lister.forEachNamespace([&](const std::string& name, const scheduling::api::Labels& labels) {
+    if (term.namespaceSelector.matches(labels)) namespaces.push_back(name);
+  });
+  // AffinityTerm keeps its namespaces sorted and unique (a set upstream).
+  std::sort(namespaces.begin(), namespaces.end());
+  namespaces.erase(std::unique(namespaces.begin(), namespaces.end()), namespaces.end());
+  term.namespaceSelector = scheduling::labels::Selector::nothing();
+}
+
+}  // namespace plugins::interpodaffinity

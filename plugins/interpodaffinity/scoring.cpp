@@ -1,0 +1,172 @@
+// PreScore, Score and NormalizeScore of InterPodAffinity, after upstream's
+// pkg/scheduler/framework/plugins/interpodaffinity/scoring.go (newest: Skip when there is
+// nothing to score, min–max normalisation from the observed minimum).
+
+#include "plugins/interpodaffinity/scoring.hpp"
+
+#include <limits>
+#include <string>
+
+#include "plugins/interpodaffinity/plugin.hpp"
+
+namespace plugins::interpodaffinity {
+
+namespace fw = scheduling::framework;
+namespace api = scheduling::api;
+
+namespace {
+
+fw::Status missingPreScoreState() {
+  return fw::Status::error("failed to read \"" + std::string(kPreScoreStateKey) +
+                           "\" from cycleState: not found");
+}
+
+// The pod spec has preferred (anti-)affinity terms. Counted on the spec, not on the parsed
+// terms, as upstream: a pod whose preferred terms fail to parse still "has" them.
+bool hasPreferredTerms(const api::Pod& pod) {
+  const auto& affinity = pod.spec.affinity;
+  if (!affinity) return false;
+  const auto has = [](const std::optional<api::PodAffinity>& a) {
+    return a && !a->preferredDuringSchedulingIgnoredDuringExecution.empty();
+  };
+  return has(affinity->podAffinity) || has(affinity->podAntiAffinity);
+}
+
+}  // namespace
+
+// --- TopologyScore ---------------------------------------------------------------------------
+
+void TopologyScore::add(const api::Labels& nodeLabels, std::string_view topologyKey,
+                        std::int64_t amount) {
+  const auto* label = findLabel(nodeLabels, topologyKey);
+  if (label == nullptr) return;
+  for (auto& [key, values] : keys_) {
+    if (key == label->first) {
+      values[label->second] += amount;
+      return;
+    }
+  }
+  keys_.emplace_back(label->first, ValueScores{{label->second, amount}});
+}
+
+std::int64_t TopologyScore::scoreFor(const api::Labels& nodeLabels) const {
+  std::int64_t score = 0;
+  for (const auto& [key, values] : keys_) {
+    const std::string* value = nodeLabels.get(key);
+    if (value == nullptr) continue;
+    if (auto it = values.find(*value); it != values.end()) score += it->second;
+  }
+  return score;
+}
+
+// --- extension points ----------------------------------------------------------------------
+
+// Upstream walks every node (only the nodes with pods with affinity when the incoming pod
+// has no preferred terms) and, per existing pod P on node N:
+//   a. + weight of each incoming preferred affinity term matching P,
+//   b. − weight of each incoming preferred anti-affinity term matching P,
+//   c. + hardPodAffinityWeight for each REQUIRED affinity term of P matching the incoming pod,
+//   d. + weight of each preferred affinity term of P matching the incoming pod,
+//   e. − weight of each preferred anti-affinity term of P matching the incoming pod,
+// each at (key, N's value) when N has the key. (a, b) only involve pods an incoming term
+// selects: forEachPodMatching. (c, d, e) only involve pods carrying such terms, all of which
+// sit in PodsWithAffinity: forEachExistingTerm, with a term shared by n pods on a node
+// adding n times its weight. The sums are those of upstream's loops.
+fw::Status InterPodAffinity::preScore(fw::CycleState& state, const fw::PodInfo& pod,
+                                      std::span<const fw::NodeInfo* const> nodes) const {
+  if (nodes.empty()) return fw::Status(fw::Code::Skip);  // no nodes to score
+  const api::Pod& incoming = pod.pod();
+  if (args_.ignorePreferredTermsOfExistingPods && !hasPreferredTerms(incoming)) {
+    return fw::Status(fw::Code::Skip);
+  }
+  if (!pod.parseError().empty()) {
+    // Normally caught by PreFilter already.
+    return fw::Status::error("failed to parse pod: " + pod.parseError());
+  }
+  const fw::SharedLister& lister = state.snapshot();
+
+  // Resolve the namespaceSelectors of the incoming preferred terms on a copy.
+  std::vector<fw::WeightedAffinityTerm> preferredAffinity = pod.preferredAffinityTerms();
+  std::vector<fw::WeightedAffinityTerm> preferredAntiAffinity = pod.preferredAntiAffinityTerms();
+  for (auto& weighted : preferredAffinity) {
+    mergeAffinityTermNamespacesIfNotEmpty(weighted.term, lister);
+  }
+  for (auto& weighted : preferredAntiAffinity) {
+    mergeAffinityTermNamespacesIfNotEmpty(weighted.term, lister);
+  }
+  const api::Labels& nsLabels = lister.namespaceLabels(incoming.metadata.ns);
+
+  auto out = std::make_unique<PreScoreState>();
+  TopologyScore& scores = out->topologyScore;
+
+  // (a) and (b): the incoming pod's preferred terms against existing pods.
+  const auto processIncoming = [&](const fw::WeightedAffinityTerm& weighted,
+                                   std::int64_t multiplier) {
+    const std::int64_t amount = static_cast<std::int64_t>(weighted.weight) * multiplier;
+    lister.forEachPodMatching(weighted.term,
+                              [&](const fw::PodInfo& /*existing*/, const fw::NodeInfo& node) {
+                                scores.add(node.labels(), weighted.term.topologyKey, amount);
+                              });
+  };
+  for (const auto& weighted : preferredAffinity) processIncoming(weighted, 1);
+  for (const auto& weighted : preferredAntiAffinity) processIncoming(weighted, -1);
+
+  // (c), (d) and (e): the existing pods' terms against the incoming pod.
+  const auto processExisting = [&](fw::TermKind kind, std::int64_t multiplier,
+                                   std::int64_t fixedWeight) {
+    lister.forEachExistingTerm(kind, [&](const fw::AffinityTerm& term, std::int32_t weight,
+                                         std::span<const fw::NodeTermCount> termNodes) {
+      if (!term.matches(incoming, nsLabels)) return;
+      const std::int64_t perPod = (fixedWeight != 0 ? fixedWeight : weight) * multiplier;
+      for (const auto& [node, n] : termNodes) {
+        if (n == 0) continue;
+        scores.add(node->labels(), term.topologyKey, perPod * n);
+      }
+    });
+  };
+  if (args_.hardPodAffinityWeight > 0) {
+    processExisting(fw::TermKind::RequiredAffinity, 1, args_.hardPodAffinityWeight);
+  }
+  processExisting(fw::TermKind::PreferredAffinity, 1, 0);
+  processExisting(fw::TermKind::PreferredAntiAffinity, -1, 0);
+
+  if (scores.empty()) return fw::Status(fw::Code::Skip);
+  state.write(kPreScoreStateKey, std::move(out));
+  return {};
+}
+
+fw::Status InterPodAffinity::score(const fw::CycleState& state, const fw::PodInfo& /*pod*/,
+                                   const fw::NodeInfo& node, std::int64_t& score) const {
+  const auto* s = state.read<PreScoreState>(kPreScoreStateKey);
+  if (s == nullptr) return missingPreScoreState();
+  score = s->topologyScore.scoreFor(node.labels());
+  return {};
+}
+
+fw::Status InterPodAffinity::normalizeScore(const fw::CycleState& state, const fw::PodInfo& /*pod*/,
+                                            std::span<fw::NodeScore> scores) const {
+  const auto* s = state.read<PreScoreState>(kPreScoreStateKey);
+  if (s == nullptr) return missingPreScoreState();
+  // Nothing to normalise (and max − min of no scores would overflow).
+  if (s->topologyScore.empty() || scores.empty()) return {};
+
+  std::int64_t minCount = std::numeric_limits<std::int64_t>::max();
+  std::int64_t maxCount = std::numeric_limits<std::int64_t>::min();
+  for (const auto& ns : scores) {
+    maxCount = std::max(maxCount, ns.score);
+    minCount = std::min(minCount, ns.score);
+  }
+  const std::int64_t maxMinDiff = maxCount - minCount;
+  for (auto& ns : scores) {
+    double fScore = 0;
+    if (maxMinDiff > 0) {
+      // Divide in double first, then scale, then truncate: the exact upstream arithmetic.
+      fScore = static_cast<double>(fw::kMaxNodeScore) *
+               (static_cast<double>(ns.score - minCount) / static_cast<double>(maxMinDiff));
+    }
+    ns.score = static_cast<std::int64_t>(fScore);
+  }
+  return {};
+}
+
+}  // namespace plugins::interpodaffinity

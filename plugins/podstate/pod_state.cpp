@@ -1,0 +1,62 @@
+// After kubernetes-sigs/scheduler-plugins pkg/podstate/pod_state.go.
+
+#include "plugins/podstate/pod_state.hpp"
+
+#include <limits>
+
+#include "plugins/names.hpp"
+#include "scheduling/config/configuration.hpp"
+
+namespace plugins::podstate {
+
+namespace fw = scheduling::framework;
+
+std::string_view PodState::name() const { return names::kPodState; }
+
+void PodState::validateArgs(const YAML::Node& args, const std::string& argsPath) {
+  if (!args.IsDefined() || args.IsNull()) return;
+  if (args.IsMap() && args.size() == 0) return;
+  if (args.IsMap()) {
+    const std::string key = args.begin()->first.as<std::string>();
+    throw scheduling::config::ConfigError(argsPath + "." + key,
+                                          "unknown field: the PodState plugin takes no args");
+  }
+  throw scheduling::config::ConfigError(argsPath, "the PodState plugin takes no args");
+}
+
+fw::Status PodState::score(const fw::CycleState& state, const fw::PodInfo& /*pod*/,
+                           const fw::NodeInfo& node, std::int64_t& score) const {
+  std::int64_t terminating = 0;
+  for (const auto& p : node.pods()) {
+    // A pod is terminating once its deletionTimestamp is set.
+    if (p->pod().isTerminating()) ++terminating;
+  }
+  const auto nominated =
+      static_cast<std::int64_t>(state.snapshot().nominatedPodsForNode(node.name()).size());
+  score = terminating - nominated;
+  return {};
+}
+
+fw::Status PodState::normalizeScore(const fw::CycleState& /*state*/, const fw::PodInfo& /*pod*/,
+                                    std::span<fw::NodeScore> scores) const {
+  if (scores.empty()) return {};  // highest − lowest of no scores would overflow
+  std::int64_t highest = -std::numeric_limits<std::int64_t>::max();
+  std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
+  for (const auto& ns : scores) {
+    if (ns.score > highest) highest = ns.score;
+    if (ns.score < lowest) lowest = ns.score;
+  }
+  // Map [lowest, highest] onto [MinNodeScore, MaxNodeScore]: multiply first, then divide.
+  const std::int64_t oldRange = highest - lowest;
+  const std::int64_t newRange = fw::kMaxNodeScore - fw::kMinNodeScore;
+  for (auto& ns : scores) {
+    if (oldRange == 0) {
+      ns.score = fw::kMinNodeScore;
+    } else {
+      ns.score = (ns.score - lowest) * newRange / oldRange + fw::kMinNodeScore;
+    }
+  }
+  return {};
+}
+
+}  // namespace plugins::podstate
