@@ -1,0 +1,169 @@
+#include "server/app.hpp"
+
+#include <pthread.h>
+
+#include <boost/system/system_error.hpp>
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "plugins/registry.hpp"
+#include "scheduling/api/decode_error.hpp"
+#include "scheduling/config/configuration.hpp"
+#include "scheduling/framework/runtime/framework.hpp"
+#include "scheduling/sources/file_source.hpp"
+#include "server/http_server.hpp"
+#include "server/logging.hpp"
+
+namespace server {
+namespace {
+
+using scheduling::framework::runtime::Framework;
+
+// A start-up failure: printed as one line, exit 1.
+struct Fatal {
+  std::string message;
+};
+
+std::shared_ptr<Framework> buildFramework(const Options& options) {
+  try {
+    const auto configuration = options.config.empty()
+                                   ? scheduling::config::defaultConfiguration()
+                                   : scheduling::config::loadConfiguration(options.config);
+    return std::make_shared<Framework>(configuration, plugins::inTreeRegistry());
+  } catch (const scheduling::config::ConfigError& e) {
+    throw Fatal{"--config " + (options.config.empty() ? "(defaults)" : options.config) + ": " +
+                e.what()};
+  }
+}
+
+// One line: `filter [InterPodAffinity] score [InterPodAffinity:2 PodState:1]
+// percentageOfNodesToScore 0 (adaptive)`.
+std::string describeProfile(const Framework& framework) {
+  std::ostringstream out;
+  out << "filter [";
+  const char* separator = "";
+  for (const auto& entry : framework.filterPlugins()) {
+    out << separator << entry.owner->name();
+    separator = " ";
+  }
+  out << "] score [";
+  separator = "";
+  for (const auto& entry : framework.scorePlugins()) {
+    out << separator << entry.owner->name() << ":" << entry.weight;
+    separator = " ";
+  }
+  out << "] percentageOfNodesToScore " << framework.percentageOfNodesToScore();
+  if (framework.percentageOfNodesToScore() == 0) out << " (adaptive)";
+  return out.str();
+}
+
+void checkClusterSource(const Options& options) {
+  if (!options.clusterState.empty()) {
+    // Fail before binding the port: a typo in a path should not look like a slow start.
+    if (!std::ifstream(options.clusterState)) {
+      throw Fatal{"--cluster-state " + options.clusterState + ": cannot open file"};
+    }
+    return;
+  }
+  if (!options.kubeconfig.empty() || std::getenv("KUBERNETES_SERVICE_HOST") != nullptr) {
+    throw Fatal{
+        "--kubeconfig: list+watch against the API server is not available in this "
+        "build yet; pass --cluster-state FILE"};
+  }
+  throw Fatal{"no cluster source: pass --cluster-state FILE (or --kubeconfig FILE)"};
+}
+
+// Blocks SIGTERM and SIGINT in this thread and every thread started after, so that the
+// main thread alone takes them, with sigwait, once start-up is done.
+sigset_t blockTerminationSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
+
+void loadClusterState(const Options& options, scheduling::cache::Cache& cache) {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    const auto counts = scheduling::sources::loadClusterState(options.clusterState, cache);
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    SX_LOG_INFO << "loaded cluster state from " << options.clusterState << " in " << took.count()
+                << "s: " << counts.nodes << " nodes, " << counts.namespaces << " namespaces, "
+                << counts.pods << " pods (" << counts.assigned << " assigned, " << counts.nominated
+                << " nominated, " << counts.terminating << " terminating, " << counts.terminal
+                << " terminal and ignored)";
+  } catch (const scheduling::api::DecodeError& e) {
+    throw Fatal{"--cluster-state " + options.clusterState + ": " + e.what()};
+  } catch (const std::runtime_error& e) {
+    throw Fatal{"--cluster-state " + options.clusterState + ": " + e.what()};
+  }
+}
+
+int serve(const Options& options) {
+  logging::setVerbosity(options.verbosity);
+  auto framework = buildFramework(options);
+  if (options.checkConfig) {
+    std::cout << "configuration OK: " << describeProfile(*framework) << "\n";
+    return 0;
+  }
+  checkClusterSource(options);
+
+  const sigset_t signals = blockTerminationSignals();
+  auto cache = std::make_shared<scheduling::cache::Cache>();
+  scheduling::Scheduler scheduler(framework, cache);
+  Metrics metrics;
+  std::atomic<bool> ready{false};
+
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  HttpServerOptions serverOptions{options.listenHost, options.listenPort, options.maxBodyBytes, 2,
+                                  cpus};
+  HttpServer server(serverOptions,
+                    Router({scheduler, *cache, metrics, [&ready] { return ready.load(); }}));
+  try {
+    server.start();
+  } catch (const boost::system::system_error& e) {
+    throw Fatal{"--listen " + options.listenHost + ":" + std::to_string(options.listenPort) + ": " +
+                e.code().message()};
+  }
+  const auto endpoint = server.localEndpoint();
+  SX_LOG_INFO << "scheduler-extender " << SX_VERSION << " serving on http://"
+              << endpoint.address().to_string() << ":" << endpoint.port() << "; "
+              << describeProfile(*framework);
+
+  // Serving first, loading second: /healthz answers and /readyz says 503 meanwhile.
+  loadClusterState(options, *cache);
+  ready.store(true);
+  SX_LOG_INFO << "ready";
+
+  int signal = 0;
+  sigwait(&signals, &signal);
+  SX_LOG_INFO << "received " << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
+              << ", draining in-flight requests";
+  ready.store(false);
+  const std::size_t unanswered = server.drain(std::chrono::seconds(10));
+  if (unanswered > 0) {
+    SX_LOG_WARNING << unanswered << " request(s) unanswered when the grace period ran out";
+  }
+  SX_LOG_INFO << "stopped";
+  return 0;
+}
+
+}  // namespace
+
+int run(const Options& options) {
+  try {
+    return serve(options);
+  } catch (const Fatal& fatal) {
+    SX_LOG_ERROR << fatal.message;
+    return 1;
+  }
+}
+
+}  // namespace server

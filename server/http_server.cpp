@@ -1,0 +1,58 @@
+#include "server/http_server.hpp"
+
+#include <boost/asio/ip/address.hpp>
+
+#include "server/listener.hpp"
+
+namespace server {
+
+namespace net = boost::asio;
+
+HttpServer::HttpServer(const HttpServerOptions& options, Router router)
+    : options_(options),
+      router_(std::move(router)),
+      ioc_(options.ioThreads),
+      compute_(static_cast<std::size_t>(options.computeThreads)),
+      sessionContext_{router_,
+                      compute_,
+                      options.maxBodyBytes,
+                      {0},
+                      // Enough to keep every compute thread busy with a short queue behind.
+                      static_cast<std::size_t>(options.computeThreads) * 8} {}
+
+HttpServer::~HttpServer() { stop(); }
+
+void HttpServer::start() {
+  const net::ip::tcp::endpoint endpoint{net::ip::make_address(options_.host), options_.port};
+  listener_ = std::make_shared<Listener>(ioc_, endpoint, sessionContext_);
+  listener_->run();
+  for (int i = 0; i < options_.ioThreads; ++i) {
+    ioThreads_.emplace_back([this] { ioc_.run(); });
+  }
+}
+
+net::ip::tcp::endpoint HttpServer::localEndpoint() const { return listener_->localEndpoint(); }
+
+std::size_t HttpServer::drain(std::chrono::milliseconds grace) {
+  sessionContext_.draining.store(true);
+  if (listener_) listener_->close();
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (sessionContext_.requestsInFlight.load() > 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const std::size_t unanswered = sessionContext_.requestsInFlight.load();
+  stop();
+  return unanswered;
+}
+
+void HttpServer::stop() {
+  ioc_.stop();
+  for (auto& thread : ioThreads_) {
+    if (thread.joinable()) thread.join();
+  }
+  ioThreads_.clear();
+  compute_.join();
+}
+
+}  // namespace server

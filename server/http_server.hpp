@@ -1,0 +1,60 @@
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "server/router.hpp"
+#include "server/session.hpp"
+
+namespace server {
+
+class Listener;
+
+struct HttpServerOptions {
+  std::string host = "0.0.0.0";
+  std::uint16_t port = 8888;  // 0 picks a free port
+  std::size_t maxBodyBytes = 128u << 20;
+  int ioThreads = 2;
+  int computeThreads = 2;
+};
+
+// The HTTP edge: I/O threads running the listener and the sessions, and a compute pool for
+// framework work. The router decides what each request gets.
+class HttpServer {
+ public:
+  HttpServer(const HttpServerOptions& options, Router router);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds (throws boost::system::system_error when the address cannot be used) and starts
+  // the threads.
+  void start();
+  boost::asio::ip::tcp::endpoint localEndpoint() const;
+
+  // Graceful drain: stop accepting, close connections after their current answer, wait up
+  // to `grace` for the requests already read, then stop. Returns the requests still
+  // unanswered when the grace ran out (0 on a clean drain).
+  std::size_t drain(std::chrono::milliseconds grace);
+
+ private:
+  void stop();
+
+  HttpServerOptions options_;
+  Router router_;
+  boost::asio::io_context ioc_;
+  boost::asio::thread_pool compute_;
+  SessionContext sessionContext_;
+  std::shared_ptr<Listener> listener_;
+  std::vector<std::thread> ioThreads_;
+};
+
+}  // namespace server

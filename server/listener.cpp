@@ -1,0 +1,47 @@
+#include "server/listener.hpp"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+
+#include "server/logging.hpp"
+
+namespace server {
+
+namespace net = boost::asio;
+using net::ip::tcp;
+
+Listener::Listener(net::io_context& ioc, const tcp::endpoint& endpoint, SessionContext& context)
+    : ioc_(ioc), acceptor_(net::make_strand(ioc)), context_(context) {
+  acceptor_.open(endpoint.protocol());
+  acceptor_.set_option(net::socket_base::reuse_address(true));
+  acceptor_.bind(endpoint);
+  acceptor_.listen(net::socket_base::max_listen_connections);
+}
+
+void Listener::run() { doAccept(); }
+
+void Listener::close() {
+  net::dispatch(acceptor_.get_executor(), [self = shared_from_this()]() {
+    boost::system::error_code ignored;
+    self->acceptor_.close(ignored);
+  });
+}
+
+void Listener::doAccept() {
+  acceptor_.async_accept(net::make_strand(ioc_),
+                         boost::beast::bind_front_handler(&Listener::onAccept, shared_from_this()));
+}
+
+void Listener::onAccept(boost::beast::error_code ec, tcp::socket socket) {
+  if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;  // closed
+  if (ec) {
+    // Out of file descriptors and the like: keep serving the connections we have.
+    SX_LOG_WARNING << "accept failed: " << ec.message();
+  } else {
+    std::make_shared<Session>(std::move(socket), context_)->run();
+  }
+  doAccept();
+}
+
+}  // namespace server

@@ -1,0 +1,145 @@
+#include "server/options.hpp"
+
+#include <charconv>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string_view>
+
+namespace server {
+namespace {
+
+template <typename Int>
+Int parseInteger(std::string_view flag, std::string_view text, Int min, Int max) {
+  Int value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
+    throw UsageError(std::string(flag) + ": invalid value \"" + std::string(text) +
+                     "\": want an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
+                     "]");
+  }
+  return value;
+}
+
+// HOST:PORT, with [v6]:PORT for IPv6 literals.
+void parseListen(std::string_view text, Options& options) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 == text.size()) {
+    throw UsageError("--listen: invalid value \"" + std::string(text) + "\": want HOST:PORT");
+  }
+  std::string_view host = text.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  options.listenHost = host.empty() ? "0.0.0.0" : std::string(host);
+  options.listenPort = parseInteger<std::uint16_t>("--listen port", text.substr(colon + 1), 0,
+                                                   std::numeric_limits<std::uint16_t>::max());
+}
+
+struct Flag {
+  std::string_view name;
+  bool takesValue;
+  std::function<void(Options&, std::string_view)> apply;
+};
+
+const std::vector<Flag>& flags() {
+  static const std::vector<Flag> table = {
+      {"--listen", true, [](Options& o, std::string_view v) { parseListen(v, o); }},
+      {"--cluster-state", true, [](Options& o, std::string_view v) { o.clusterState = v; }},
+      {"--kubeconfig", true, [](Options& o, std::string_view v) { o.kubeconfig = v; }},
+      {"--config", true, [](Options& o, std::string_view v) { o.config = v; }},
+      {"--max-body-bytes", true,
+       [](Options& o, std::string_view v) {
+         o.maxBodyBytes =
+             parseInteger<std::size_t>("--max-body-bytes", v, 1024, std::size_t{4} << 30);
+       }},
+      {"-v", true,
+       [](Options& o, std::string_view v) { o.verbosity = parseInteger("-v", v, 0, 10); }},
+      {"--v", true,
+       [](Options& o, std::string_view v) { o.verbosity = parseInteger("--v", v, 0, 10); }},
+      {"--check-config", false, [](Options& o, std::string_view) { o.checkConfig = true; }},
+      {"--help", false, [](Options& o, std::string_view) { o.help = true; }},
+      {"-h", false, [](Options& o, std::string_view) { o.help = true; }},
+      {"--version", false, [](Options& o, std::string_view) { o.version = true; }},
+  };
+  return table;
+}
+
+const Flag* findFlag(std::string_view name) {
+  for (const Flag& flag : flags()) {
+    if (flag.name == name) return &flag;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Options parseOptions(const std::vector<std::string>& args) {
+  Options options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string_view arg = args[i];
+    std::optional<std::string_view> inlineValue;
+    if (const auto eq = arg.find('='); eq != std::string_view::npos && arg.starts_with('-')) {
+      inlineValue = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    }
+    const Flag* flag = findFlag(arg);
+    if (flag == nullptr) {
+      throw UsageError(args[i].starts_with('-')
+                           ? "unknown flag " + std::string(arg) + " (see --help)"
+                           : "unexpected argument \"" + args[i] + "\" (see --help)");
+    }
+    if (!flag->takesValue) {
+      if (inlineValue) throw UsageError(std::string(arg) + ": takes no value");
+      flag->apply(options, {});
+      continue;
+    }
+    if (!inlineValue) {
+      if (i + 1 == args.size()) throw UsageError(std::string(arg) + ": missing value");
+      inlineValue = args[++i];
+    }
+    flag->apply(options, *inlineValue);
+  }
+  if (!options.clusterState.empty() && !options.kubeconfig.empty()) {
+    throw UsageError("--cluster-state and --kubeconfig: choose one cluster source");
+  }
+  return options;
+}
+
+std::string usage() {
+  return R"(Usage: scheduler-extender [flags]
+
+A Kubernetes scheduler extender: kube-scheduler POSTs ExtenderArgs to /filter,
+/prioritize and /preempt; the extender answers with InterPodAffinity and PodState
+run over its own cache of the cluster.
+
+Cluster source (exactly one):
+  --cluster-state FILE      load the cluster from the JSON List that
+                            `kubectl get nodes,pods,namespaces -A -o json` prints
+  --kubeconfig FILE         list+watch the API server named by this kubeconfig
+                            (default: in-cluster configuration inside a pod)
+
+Serving:
+  --listen HOST:PORT        address to serve on (default 0.0.0.0:8888; port 0 picks
+                            a free port, logged at start-up)
+  --max-body-bytes N        largest request body accepted (default 134217728);
+                            larger bodies get 413
+
+Framework:
+  --config FILE             framework configuration, YAML or JSON (plugins, weights,
+                            pluginConfig, percentageOfNodesToScore, parallelism);
+                            default: InterPodAffinity filter + score (weight 2),
+                            PodState score (weight 1), adaptive sampling
+  --check-config            validate --config, print the effective profile, exit
+
+Other:
+  -v N, --v=N               log verbosity (0: start-up and errors only; 2: one line
+                            per request; 4: the /explain detail of each request)
+  --version                 print the version and exit
+  -h, --help                print this help and exit
+
+Endpoints: POST /filter /prioritize /preempt /explain; GET /healthz /readyz /metrics.
+)";
+}
+
+}  // namespace server

@@ -1,0 +1,172 @@
+#include "server/router.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <array>
+#include <chrono>
+
+#include "scheduling/api/decode_error.hpp"
+#include "scheduling/api/json/extender_codec.hpp"
+#include "server/explain_json.hpp"
+#include "server/logging.hpp"
+
+namespace server {
+namespace {
+
+namespace json = scheduling::api::json;
+
+struct Answer {
+  http::status status = http::status::ok;
+  std::string body;
+  std::string_view contentType = "application/json";
+};
+
+Answer errorAnswer(http::status status, std::string_view message) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  writer.StartObject();
+  writer.Key("error");
+  writer.String(message.data(), static_cast<rapidjson::SizeType>(message.size()));
+  writer.EndObject();
+  return {status, std::string(buffer.GetString(), buffer.GetSize())};
+}
+
+Answer filter(const RouterContext& c, const Request& r) {
+  const auto args = json::decodeExtenderArgs(r.body());
+  return {http::status::ok, json::encode(c.scheduler.filter(args))};
+}
+
+Answer prioritize(const RouterContext& c, const Request& r) {
+  const auto args = json::decodeExtenderArgs(r.body());
+  scheduling::api::HostPriorityList priorities;
+  const auto status = c.scheduler.prioritize(args, priorities);
+  if (!status.isSuccess())
+    return errorAnswer(http::status::internal_server_error, status.message());
+  return {http::status::ok, json::encode(priorities)};
+}
+
+Answer preempt(const RouterContext& c, const Request& r) {
+  const auto args = json::decodeExtenderPreemptionArgs(r.body());
+  return {http::status::ok, json::encode(c.scheduler.preempt(args))};
+}
+
+Answer explain(const RouterContext& c, const Request& r) {
+  const auto args = json::decodeExtenderArgs(r.body());
+  return {http::status::ok, encodeExplanation(c.scheduler.explain(args))};
+}
+
+Answer healthz(const RouterContext&, const Request&) {
+  return {http::status::ok, "ok", "text/plain; charset=utf-8"};
+}
+
+Answer readyz(const RouterContext& c, const Request&) {
+  if (!c.ready()) return errorAnswer(http::status::service_unavailable, "cache not synced");
+  return {http::status::ok, "ok", "text/plain; charset=utf-8"};
+}
+
+Answer metrics(const RouterContext& c, const Request&) {
+  const CacheSizes sizes{c.cache.numNodes(), c.cache.numAssignedPods()};
+  return {http::status::ok, c.metrics.render(sizes), "text/plain; version=0.0.4; charset=utf-8"};
+}
+
+struct Route {
+  std::string_view path;
+  http::verb method;
+  bool runsFramework;  // needs a synced cache; runs on the compute pool
+  Answer (*serve)(const RouterContext&, const Request&);
+};
+
+constexpr std::array kRoutes = {
+    Route{"/filter", http::verb::post, true, &filter},
+    Route{"/prioritize", http::verb::post, true, &prioritize},
+    Route{"/preempt", http::verb::post, true, &preempt},
+    Route{"/explain", http::verb::post, true, &explain},
+    Route{"/healthz", http::verb::get, false, &healthz},
+    Route{"/readyz", http::verb::get, false, &readyz},
+    Route{"/metrics", http::verb::get, false, &metrics},
+};
+
+std::string_view pathOf(const Request& request) {
+  const std::string_view target = request.target();
+  return target.substr(0, target.find('?'));
+}
+
+const Route* findRoute(std::string_view path) {
+  for (const Route& route : kRoutes) {
+    if (route.path == path) return &route;
+  }
+  return nullptr;
+}
+
+Answer serve(const RouterContext& context, const Route* route, const Request& request) {
+  if (route == nullptr) {
+    return errorAnswer(http::status::not_found,
+                       "no such endpoint: " + std::string(pathOf(request)));
+  }
+  if (request.method() != route->method) {
+    return errorAnswer(http::status::method_not_allowed,
+                       std::string(route->path) + " accepts " +
+                           std::string(http::to_string(route->method)) + " only");
+  }
+  if (route->runsFramework && !context.ready()) {
+    return errorAnswer(http::status::service_unavailable, "cluster state not synced yet");
+  }
+  try {
+    return route->serve(context, request);
+  } catch (const scheduling::api::DecodeError& e) {
+    return errorAnswer(http::status::bad_request, e.what());
+  } catch (const std::bad_alloc&) {
+    return errorAnswer(http::status::service_unavailable, "out of memory");
+  }
+}
+
+}  // namespace
+
+Response jsonResponse(http::status status, std::string body, unsigned version, bool keepAlive) {
+  Response response{status, version};
+  response.set(http::field::content_type, "application/json");
+  response.keep_alive(keepAlive);
+  response.body() = std::move(body);
+  response.prepare_payload();
+  return response;
+}
+
+Response errorResponse(http::status status, std::string_view message, unsigned version,
+                       bool keepAlive) {
+  auto answer = errorAnswer(status, message);
+  return jsonResponse(status, std::move(answer.body), version, keepAlive);
+}
+
+bool Router::runsFramework(const Request& request) {
+  const Route* route = findRoute(pathOf(request));
+  return route != nullptr && route->runsFramework;
+}
+
+Response Router::handle(const Request& request) const {
+  const auto start = std::chrono::steady_clock::now();
+  const Route* route = findRoute(pathOf(request));
+  Answer answer = serve(context_, route, request);
+
+  Response response{answer.status, request.version()};
+  response.set(http::field::content_type, answer.contentType);
+  if (answer.status == http::status::service_unavailable) {
+    response.set(http::field::retry_after, "1");
+  }
+  if (answer.status == http::status::method_not_allowed) {
+    response.set(http::field::allow, http::to_string(route->method));
+  }
+  response.keep_alive(request.keep_alive());
+  response.body() = std::move(answer.body);
+  response.prepare_payload();
+
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  const std::string_view endpoint = route != nullptr ? route->path.substr(1) : "other";
+  const auto code = static_cast<unsigned>(answer.status);
+  context_.metrics.observeRequest(endpoint, code, elapsed.count());
+  SX_LOG_V(2) << request.method_string() << " " << pathOf(request) << " " << code << " "
+              << request.body().size() << "B in " << elapsed.count() * 1000 << "ms";
+  return response;
+}
+
+}  // namespace server

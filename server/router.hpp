@@ -1,0 +1,48 @@
+#pragma once
+
+#include <boost/beast/http.hpp>
+#include <functional>
+#include <string_view>
+
+#include "scheduling/cache/cache.hpp"
+#include "scheduling/scheduler/scheduler.hpp"
+#include "server/metrics.hpp"
+
+namespace server {
+
+namespace http = boost::beast::http;
+using Request = http::request<http::string_body>;
+using Response = http::response<http::string_body>;
+
+// What the routes need from the rest of the process.
+struct RouterContext {
+  scheduling::Scheduler& scheduler;
+  const scheduling::cache::Cache& cache;
+  Metrics& metrics;
+  // True once the cluster source has synced and until draining starts: /readyz and the
+  // scheduling endpoints answer 503 otherwise.
+  std::function<bool()> ready;
+};
+
+// Maps one request to one response, with no sockets involved, so every endpoint is
+// testable as a function. Bad input becomes a 4xx with `{"error": "..."}` here, in one place.
+class Router {
+ public:
+  explicit Router(RouterContext context) : context_(std::move(context)) {}
+
+  Response handle(const Request& request) const;
+
+  // Whether the request runs the framework, and so belongs on the compute pool rather than
+  // on an I/O thread.
+  static bool runsFramework(const Request& request);
+
+ private:
+  RouterContext context_;
+};
+
+// A JSON response; `error` responses carry `{"error": message}`.
+Response jsonResponse(http::status status, std::string body, unsigned version, bool keepAlive);
+Response errorResponse(http::status status, std::string_view message, unsigned version,
+                       bool keepAlive);
+
+}  // namespace server

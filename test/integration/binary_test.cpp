@@ -1,0 +1,100 @@
+// The built binary as an operator runs it: flags, start-up errors, serving, SIGTERM.
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <csignal>
+#include <fstream>
+#include <ostream>
+
+#include "test/testing/http_client.hpp"
+#include "test/testing/server_process.hpp"
+
+namespace {
+
+const std::string kExamples = std::string(SX_SOURCE_DIR) + "/examples/";
+
+struct StartupErrorCase {
+  std::string name;
+  std::vector<std::string> args;
+  int wantExitCode;
+  std::string wantError;  // a substring of the single line on stderr
+};
+std::ostream& operator<<(std::ostream& out, const StartupErrorCase& c) { return out << c.name; }
+
+const std::vector<StartupErrorCase> kStartupErrors = {
+    {"unknown flag", {"--cluster-sate", "x"}, 2, "unknown flag --cluster-sate"},
+    {"no cluster source", {}, 1, "no cluster source: pass --cluster-state FILE"},
+    {"missing cluster-state file",
+     {"--cluster-state", "/nonexistent/cluster.json", "--listen", "127.0.0.1:0"},
+     1,
+     "--cluster-state /nonexistent/cluster.json: "},
+    {"missing config file",
+     {"--cluster-state", kExamples + "cluster-state.json", "--config", "/nonexistent.yaml",
+      "--listen", "127.0.0.1:0"},
+     1,
+     "--config /nonexistent.yaml: cannot read configuration file /nonexistent.yaml"},
+    {"unusable listen address is named",
+     {"--cluster-state", kExamples + "cluster-state.json", "--listen", "203.0.113.7:80"},
+     1,
+     "--listen 203.0.113.7:80: "},
+};
+
+std::string writeTempFile(const std::string& name, const std::string& text) {
+  const std::string path = "/tmp/sx-binary-test-" + std::to_string(::getpid()) + "-" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(binary)
+
+BOOST_AUTO_TEST_CASE(help_and_version) {
+  const auto help = testing::runBinary({"--help"});
+  BOOST_TEST(help.exitCode == 0);
+  BOOST_TEST(help.out.find("--cluster-state FILE") != std::string::npos);
+  const auto version = testing::runBinary({"--version"});
+  BOOST_TEST(version.exitCode == 0);
+  BOOST_TEST(version.out == "scheduler-extender " SX_VERSION "\n");
+}
+
+BOOST_DATA_TEST_CASE(startup_errors_are_one_line, boost::unit_test::data::make(kStartupErrors), c) {
+  const auto result = testing::runBinary(c.args);
+  BOOST_TEST(result.exitCode == c.wantExitCode);
+  BOOST_TEST(result.err.find(c.wantError) != std::string::npos, result.err);
+  BOOST_TEST(std::count(result.err.begin(), result.err.end(), '\n') == 1, result.err);
+}
+
+BOOST_AUTO_TEST_CASE(check_config_accepts_the_example_and_names_a_bad_field) {
+  const auto good = testing::runBinary({"--check-config", "--config", kExamples + "config.yaml"});
+  BOOST_TEST(good.exitCode == 0);
+  BOOST_TEST(good.out ==
+             "configuration OK: filter [InterPodAffinity] score [InterPodAffinity:2 PodState:1] "
+             "percentageOfNodesToScore 100\n");
+
+  const auto path = writeTempFile("bad.yaml",
+                                  "plugins:\n  score:\n    - name: PodState\n"
+                                  "      weight: -3\n");
+  const auto bad = testing::runBinary({"--check-config", "--config", path});
+  BOOST_TEST(bad.exitCode == 1);
+  BOOST_TEST(bad.err.find("plugins.score[0].weight") != std::string::npos, bad.err);
+  std::remove(path.c_str());
+}
+
+BOOST_AUTO_TEST_CASE(serves_the_example_cluster_and_drains_on_sigterm) {
+  testing::ServerProcess process(
+      {"--cluster-state", kExamples + "cluster-state.json", "--config", kExamples + "config.yaml"});
+  {
+    testing::HttpClient client(process.port());
+    BOOST_TEST(client.get("/readyz").status == 200u);
+    const auto reply =
+        client.post("/filter", testing::readSourceFile("examples/requests/filter-names.json"));
+    BOOST_TEST(reply.status == 200u);
+    BOOST_TEST(reply.body.find("\"node-b2\":\"node(s) didn't satisfy existing pods "
+                               "anti-affinity rules\"") != std::string::npos);
+  }
+  BOOST_TEST(process.stop(SIGTERM) == 0);
+  BOOST_TEST(process.log().find("loaded cluster state from") != std::string::npos);
+  BOOST_TEST(process.log().find("received SIGTERM, draining") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,173 @@
+// The real HTTP server object on 127.0.0.1 (port 0), over the example cluster, answering
+// the example request bodies with the answers the README shows (examples/responses/).
+#include <rapidjson/document.h>
+
+#include <atomic>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <memory>
+#include <ostream>
+#include <thread>
+
+#include "plugins/registry.hpp"
+#include "scheduling/config/configuration.hpp"
+#include "scheduling/sources/file_source.hpp"
+#include "server/http_server.hpp"
+#include "server/options.hpp"
+#include "test/testing/http_client.hpp"
+
+namespace {
+
+struct ExampleServer {
+  std::shared_ptr<scheduling::cache::Cache> cache = std::make_shared<scheduling::cache::Cache>();
+  scheduling::Scheduler scheduler{std::make_shared<scheduling::framework::runtime::Framework>(
+                                      scheduling::config::loadConfiguration(
+                                          std::string(SX_SOURCE_DIR) + "/examples/config.yaml"),
+                                      plugins::inTreeRegistry()),
+                                  cache};
+  server::Metrics metrics;
+  std::atomic<bool> ready{true};
+  server::HttpServer http;
+
+  explicit ExampleServer(std::size_t maxBodyBytes = server::kDefaultMaxBodyBytes)
+      : http({"127.0.0.1", 0, maxBodyBytes, 2, 2},
+             server::Router({scheduler, *cache, metrics, [this] { return ready.load(); }})) {
+    scheduling::sources::loadClusterState(
+        std::string(SX_SOURCE_DIR) + "/examples/cluster-state.json", *cache);
+    http.start();
+  }
+
+  std::uint16_t port() const { return http.localEndpoint().port(); }
+};
+
+rapidjson::Document parse(const std::string& text) {
+  rapidjson::Document document;
+  document.Parse(text.data(), text.size());
+  BOOST_REQUIRE_MESSAGE(!document.HasParseError(), "not JSON: " << text.substr(0, 200));
+  return document;
+}
+
+struct ExampleCase {
+  std::string endpoint;
+  std::string request;   // examples/requests/<request>.json
+  std::string response;  // examples/responses/<response>.json
+};
+std::ostream& operator<<(std::ostream& out, const ExampleCase& c) {
+  return out << c.endpoint << " " << c.request;
+}
+
+const std::vector<ExampleCase> kExamples = {
+    {"/filter", "filter-names", "filter-names"},
+    {"/prioritize", "prioritize-names", "prioritize-names"},
+    {"/prioritize", "prioritize-nodes", "prioritize-nodes"},
+    {"/preempt", "preempt-meta", "preempt-meta"},
+    {"/explain", "filter-names", "explain-names"},
+};
+
+std::string exampleRequest(const std::string& name) {
+  return testing::readSourceFile("examples/requests/" + name + ".json");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(http_server)
+
+BOOST_DATA_TEST_CASE(answers_the_examples, boost::unit_test::data::make(kExamples), c) {
+  ExampleServer server;
+  testing::HttpClient client(server.port());
+  const auto reply = client.post(c.endpoint, exampleRequest(c.request));
+  BOOST_TEST(reply.status == 200u);
+  BOOST_TEST(reply.headers[boost::beast::http::field::content_type] == "application/json");
+  const auto want = parse(testing::readSourceFile("examples/responses/" + c.response + ".json"));
+  BOOST_TEST((parse(reply.body) == want), "got " << reply.body);
+}
+
+// Full Node objects come back as the very bytes that were sent.
+BOOST_AUTO_TEST_CASE(filter_with_nodes_echoes_the_sent_objects) {
+  ExampleServer server;
+  testing::HttpClient client(server.port());
+  const std::string request = exampleRequest("filter-nodes");
+  const auto reply = client.post("/filter", request);
+  BOOST_REQUIRE(reply.status == 200u);
+  const auto got = parse(reply.body);
+  const auto byNames = parse(testing::readSourceFile("examples/responses/filter-names.json"));
+  BOOST_TEST((got["FailedNodes"] == byNames["FailedNodes"]));
+  BOOST_TEST(got["NodeNames"].IsNull());
+
+  const auto sent = parse(request);
+  const auto& items = got["Nodes"]["items"];
+  BOOST_REQUIRE(items.Size() == byNames["NodeNames"].Size());
+  for (rapidjson::SizeType i = 0; i < items.Size(); ++i) {
+    BOOST_TEST((items[i]["metadata"]["name"] == byNames["NodeNames"][i]));
+    bool found = false;
+    for (const auto& item : sent["Nodes"]["items"].GetArray()) found |= item == items[i];
+    BOOST_TEST(found);
+  }
+  // Byte-for-byte: the first feasible node's text appears verbatim in the answer.
+  const std::string firstNode = "\"name\": \"node-a2\"";
+  BOOST_TEST(reply.body.find(firstNode) != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(keeps_serving_after_bad_input_on_the_same_connection) {
+  ExampleServer server;
+  testing::HttpClient client(server.port());
+  const auto before = client.post("/filter", exampleRequest("filter-names"));
+  for (const char* bad : {"{", "[]", R"({"Pod":[]})", R"({"Pod":{"metadata":{"name":7}}})",
+                          R"({"Pod":{},"NodeNames":{"a":1}})", "\xff\xfe"}) {
+    const auto reply = client.post("/filter", bad);
+    BOOST_TEST(reply.status == 400u, bad);
+    BOOST_TEST(parse(reply.body).HasMember("error"));
+  }
+  const auto after = client.post("/filter", exampleRequest("filter-names"));
+  BOOST_TEST(after.status == 200u);
+  BOOST_TEST(after.body == before.body);
+}
+
+BOOST_AUTO_TEST_CASE(oversize_body_gets_413_and_the_connection_closes) {
+  ExampleServer server(4096);
+  testing::HttpClient client(server.port());
+  const auto reply = client.post("/filter", std::string(8192, ' '));
+  BOOST_TEST(reply.status == 413u);
+  BOOST_TEST(reply.body ==
+             R"json({"error":"request body exceeds --max-body-bytes (4096 bytes)"})json");
+  BOOST_TEST(client.closedByServer());
+  testing::HttpClient next(server.port());
+  BOOST_TEST(next.get("/healthz").status == 200u);
+}
+
+BOOST_AUTO_TEST_CASE(malformed_http_gets_400_with_a_json_error) {
+  ExampleServer server;
+  testing::HttpClient client(server.port());
+  const auto reply = client.raw("POST /filter HTTP/1.1\r\nContent-Length: banana\r\n\r\n");
+  BOOST_TEST(reply.status == 400u);
+  BOOST_TEST(parse(reply.body)["error"].GetString() ==
+             std::string("malformed HTTP request: bad Content-Length"));
+}
+
+BOOST_AUTO_TEST_CASE(concurrent_clients_get_the_same_answers) {
+  ExampleServer server;
+  const auto want = parse(testing::readSourceFile("examples/responses/prioritize-names.json"));
+  const std::string request = exampleRequest("prioritize-names");
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 4; ++c) {
+    clients.emplace_back([&] {
+      testing::HttpClient client(server.port());
+      for (int i = 0; i < 25; ++i) {
+        const auto reply = client.post("/prioritize", request);
+        if (reply.status != 200u || !(parse(reply.body) == want)) ++wrong;
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  BOOST_TEST(wrong.load() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(drain_answers_requests_already_read) {
+  ExampleServer server;
+  testing::HttpClient client(server.port());
+  BOOST_TEST(client.get("/readyz").status == 200u);
+  BOOST_TEST(server.http.drain(std::chrono::seconds(5)) == 0u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,94 @@
+#include "server/options.hpp"
+
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <functional>
+#include <ostream>
+
+BOOST_AUTO_TEST_SUITE(options)
+
+struct ParseCase {
+  std::string name;
+  std::vector<std::string> args;
+  std::function<bool(const server::Options&)> check;
+};
+std::ostream& operator<<(std::ostream& out, const ParseCase& c) { return out << c.name; }
+
+const std::vector<ParseCase> kParseCases = {
+    {"defaults",
+     {},
+     [](const server::Options& o) {
+       return o.listenHost == "0.0.0.0" && o.listenPort == 8888 && o.clusterState.empty() &&
+              o.maxBodyBytes == server::kDefaultMaxBodyBytes && o.verbosity == 0 && !o.checkConfig;
+     }},
+    {"separate values",
+     {"--listen", "127.0.0.1:9000", "--cluster-state", "c.json", "--config", "x.yaml"},
+     [](const server::Options& o) {
+       return o.listenHost == "127.0.0.1" && o.listenPort == 9000 && o.clusterState == "c.json" &&
+              o.config == "x.yaml";
+     }},
+    {"inline values",
+     {"--listen=:0", "--max-body-bytes=2048", "--kubeconfig=/k"},
+     [](const server::Options& o) {
+       return o.listenHost == "0.0.0.0" && o.listenPort == 0 && o.maxBodyBytes == 2048 &&
+              o.kubeconfig == "/k";
+     }},
+    {"IPv6 literal",
+     {"--listen", "[::1]:8443"},
+     [](const server::Options& o) { return o.listenHost == "::1" && o.listenPort == 8443; }},
+    {"verbosity short", {"-v", "4"}, [](const server::Options& o) { return o.verbosity == 4; }},
+    {"verbosity klog style", {"--v=2"}, [](const server::Options& o) { return o.verbosity == 2; }},
+    {"switches",
+     {"--check-config", "--help", "--version"},
+     [](const server::Options& o) { return o.checkConfig && o.help && o.version; }},
+};
+
+BOOST_DATA_TEST_CASE(parses, boost::unit_test::data::make(kParseCases), c) {
+  BOOST_TEST(c.check(server::parseOptions(c.args)));
+}
+
+struct ErrorCase {
+  std::string name;
+  std::vector<std::string> args;
+  std::string wantMessage;
+};
+std::ostream& operator<<(std::ostream& out, const ErrorCase& c) { return out << c.name; }
+
+const std::vector<ErrorCase> kErrorCases = {
+    {"unknown flag", {"--nope"}, "unknown flag --nope (see --help)"},
+    {"positional argument", {"cluster.json"}, "unexpected argument \"cluster.json\" (see --help)"},
+    {"missing value", {"--cluster-state"}, "--cluster-state: missing value"},
+    {"listen without port",
+     {"--listen", "localhost"},
+     "--listen: invalid value \"localhost\": want HOST:PORT"},
+    {"port out of range",
+     {"--listen", ":70000"},
+     "--listen port: invalid value \"70000\": want an integer in [0, 65535]"},
+    {"body limit not a number",
+     {"--max-body-bytes", "10MB"},
+     "--max-body-bytes: invalid value \"10MB\": want an integer in [1024, 4294967296]"},
+    {"verbosity negative", {"-v", "-1"}, "-v: invalid value \"-1\": want an integer in [0, 10]"},
+    {"switch with value", {"--help=yes"}, "--help: takes no value"},
+    {"two cluster sources",
+     {"--cluster-state", "a", "--kubeconfig", "b"},
+     "--cluster-state and --kubeconfig: choose one cluster source"},
+};
+
+BOOST_DATA_TEST_CASE(rejects, boost::unit_test::data::make(kErrorCases), c) {
+  try {
+    server::parseOptions(c.args);
+    BOOST_FAIL("accepted");
+  } catch (const server::UsageError& e) {
+    BOOST_TEST(std::string(e.what()) == c.wantMessage);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(usage_lists_every_flag) {
+  const std::string text = server::usage();
+  for (const char* flag : {"--listen", "--cluster-state", "--kubeconfig", "--config",
+                           "--max-body-bytes", "--check-config", "-v N", "--version", "--help"}) {
+    BOOST_TEST_CONTEXT(flag) { BOOST_TEST(text.find(flag) != std::string::npos); }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,130 @@
+#include "server/router.hpp"
+
+#include <atomic>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <memory>
+#include <ostream>
+
+#include "plugins/registry.hpp"
+#include "scheduling/config/configuration.hpp"
+#include "scheduling/sources/file_source.hpp"
+#include "test/testing/http_client.hpp"
+
+namespace {
+
+namespace http = boost::beast::http;
+
+// The router over the example cluster, with no sockets.
+struct ExampleRouter {
+  std::shared_ptr<scheduling::cache::Cache> cache = std::make_shared<scheduling::cache::Cache>();
+  scheduling::Scheduler scheduler{std::make_shared<scheduling::framework::runtime::Framework>(
+                                      scheduling::config::loadConfiguration(
+                                          std::string(SX_SOURCE_DIR) + "/examples/config.yaml"),
+                                      plugins::inTreeRegistry()),
+                                  cache};
+  server::Metrics metrics;
+  std::atomic<bool> ready{true};
+  server::Router router{{scheduler, *cache, metrics, [this] { return ready.load(); }}};
+
+  ExampleRouter() {
+    scheduling::sources::loadClusterState(
+        std::string(SX_SOURCE_DIR) + "/examples/cluster-state.json", *cache);
+  }
+
+  server::Response handle(http::verb method, std::string_view target, std::string body = "") {
+    server::Request request{method, target, 11};
+    request.body() = std::move(body);
+    request.prepare_payload();
+    return router.handle(request);
+  }
+};
+
+struct RouteCase {
+  std::string name;
+  http::verb method;
+  std::string target;
+  std::string body;
+  unsigned wantStatus;
+  std::string wantBody;  // exact
+};
+std::ostream& operator<<(std::ostream& out, const RouteCase& c) { return out << c.name; }
+
+const std::vector<RouteCase> kRouteCases = {
+    {"healthz", http::verb::get, "/healthz", "", 200, "ok"},
+    {"readyz", http::verb::get, "/readyz", "", 200, "ok"},
+    {"query string ignored", http::verb::get, "/healthz?verbose=1", "", 200, "ok"},
+    {"unknown path", http::verb::get, "/filters", "", 404,
+     R"({"error":"no such endpoint: /filters"})"},
+    {"GET on a POST endpoint", http::verb::get, "/filter", "", 405,
+     R"({"error":"/filter accepts POST only"})"},
+    {"POST on a GET endpoint", http::verb::post, "/healthz", "{}", 405,
+     R"({"error":"/healthz accepts GET only"})"},
+    {"not JSON", http::verb::post, "/filter", "hello", 400,
+     R"({"error":"invalid JSON at offset 0: Invalid value."})"},
+    {"empty body", http::verb::post, "/prioritize", "", 400,
+     R"({"error":"invalid JSON at offset 0: The document is empty."})"},
+    {"missing Pod", http::verb::post, "/filter", R"({"NodeNames":["node-a1"]})", 400,
+     R"({"error":"Pod: missing"})"},
+    {"wrong type names the path", http::verb::post, "/explain",
+     R"({"Pod":{"metadata":{"name":"p","labels":{"app":7}}}})", 400,
+     R"({"error":"Pod.metadata.labels[app]: expected a string"})"},
+    {"preemption args with a bad victim list", http::verb::post, "/preempt",
+     R"({"Pod":{"metadata":{"name":"p"}},"NodeNameToMetaVictims":{"node-a1":{"Pods":7}}})", 400,
+     R"({"error":"NodeNameToMetaVictims[node-a1].Pods: expected an array"})"},
+    {"filter by names", http::verb::post, "/filter",
+     R"({"Pod":{"metadata":{"name":"p","namespace":"default"}},"NodeNames":["node-a1","ghost"]})",
+     200,
+     R"({"Nodes":null,"NodeNames":["node-a1"],"FailedNodes":{"ghost":"node \"ghost\" not found in cluster state"},"FailedAndUnresolvableNodes":{},"Error":""})"},
+    {"prioritize by names", http::verb::post, "/prioritize",
+     R"({"pod":{"metadata":{"name":"p","namespace":"default"}},"nodenames":["node-a1","node-b3"]})",
+     200, R"([{"Host":"node-a1","Score":0},{"Host":"node-b3","Score":3}])"},
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(router)
+
+BOOST_DATA_TEST_CASE(answers, boost::unit_test::data::make(kRouteCases), c) {
+  ExampleRouter example;
+  const auto response = example.handle(c.method, c.target, c.body);
+  BOOST_TEST(response.result_int() == c.wantStatus);
+  BOOST_TEST(response.body() == c.wantBody);
+  BOOST_TEST(response[http::field::content_length] == std::to_string(c.wantBody.size()));
+}
+
+BOOST_AUTO_TEST_CASE(not_ready_refuses_scheduling_but_stays_healthy) {
+  ExampleRouter example;
+  example.ready = false;
+  const auto filter = example.handle(
+      http::verb::post, "/filter", testing::readSourceFile("examples/requests/filter-names.json"));
+  BOOST_TEST(filter.result_int() == 503u);
+  BOOST_TEST(filter[http::field::retry_after] == "1");
+  BOOST_TEST(example.handle(http::verb::get, "/readyz").result_int() == 503u);
+  BOOST_TEST(example.handle(http::verb::get, "/healthz").result_int() == 200u);
+}
+
+BOOST_AUTO_TEST_CASE(method_not_allowed_names_the_method) {
+  ExampleRouter example;
+  BOOST_TEST(example.handle(http::verb::put, "/prioritize")[http::field::allow] == "POST");
+}
+
+BOOST_AUTO_TEST_CASE(metrics_count_requests_by_endpoint_and_code) {
+  ExampleRouter example;
+  example.handle(http::verb::get, "/healthz");
+  example.handle(http::verb::post, "/filter", "not json");
+  example.handle(http::verb::post, "/filter", "not json");
+  example.handle(http::verb::get, "/secret/path");
+  const std::string text = example.handle(http::verb::get, "/metrics").body();
+  BOOST_TEST(text.find("scheduler_extender_requests_total{endpoint=\"filter\",code=\"400\"} 2\n") !=
+             std::string::npos);
+  BOOST_TEST(text.find("scheduler_extender_requests_total{endpoint=\"other\",code=\"404\"} 1\n") !=
+             std::string::npos);
+  BOOST_TEST(text.find("scheduler_extender_cache_nodes 12\n") != std::string::npos);
+  BOOST_TEST(text.find("scheduler_extender_cache_pods 19\n") != std::string::npos);
+  BOOST_TEST(
+      text.find("scheduler_extender_request_duration_seconds_count{endpoint=\"filter\"} 2\n") !=
+      std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

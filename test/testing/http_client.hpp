@@ -1,0 +1,44 @@
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace testing {
+
+struct HttpReply {
+  unsigned status = 0;
+  std::string body;
+  boost::beast::http::fields headers;
+};
+
+// A blocking HTTP/1.1 client on one keep-alive connection to 127.0.0.1, for tests.
+class HttpClient {
+ public:
+  explicit HttpClient(std::uint16_t port);
+
+  HttpReply get(std::string_view target);
+  HttpReply post(std::string_view target, std::string body);
+  HttpReply send(boost::beast::http::request<boost::beast::http::string_body> request);
+  // Writes bytes as they are (malformed requests) and reads one response.
+  HttpReply raw(std::string_view bytes);
+  // True when the server closed the connection (a read sees end of stream).
+  bool closedByServer();
+
+ private:
+  HttpReply read();
+
+  boost::asio::io_context ioc_;
+  boost::beast::tcp_stream stream_;
+  boost::beast::flat_buffer buffer_;
+};
+
+// The text of a file under the source tree, e.g. readSourceFile("examples/config.yaml").
+std::string readSourceFile(std::string_view relativePath);
+
+}  // namespace testing

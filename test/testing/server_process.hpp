@@ -1,0 +1,45 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace testing {
+
+struct ProcessResult {
+  int exitCode = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs the built scheduler-extender binary to completion with these arguments.
+ProcessResult runBinary(const std::vector<std::string>& args);
+
+// The real binary serving on 127.0.0.1 with a port the kernel picked: started with
+// `--listen 127.0.0.1:0`, it is usable once its log says "ready" (the port comes from the
+// "serving on" line). The destructor kills it if stop() was not called.
+class ServerProcess {
+ public:
+  explicit ServerProcess(std::vector<std::string> args);
+  ~ServerProcess();
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  std::uint16_t port() const { return port_; }
+  // Sends `signal` and waits for the exit; returns the exit code (-signal when killed).
+  int stop(int signal);
+  // Everything the server wrote to stderr up to now (complete after stop()).
+  const std::string& log() const { return log_; }
+
+ private:
+  void readLogUntil(const std::string& marker);
+
+  pid_t pid_ = -1;
+  int stderrFd_ = -1;
+  std::uint16_t port_ = 0;
+  std::string log_;
+};
+
+}  // namespace testing
