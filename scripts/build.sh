@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Configures and builds into build/ (RelWithDebInfo). Arguments starting with -D go to CMake's
+# configure step; `--target NAME` builds just that target (default: everything, tests too).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+configure=()
+build=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -D*) configure+=("$1") ;;
+    --target) build+=(--target "$2"); shift ;;
+    *) echo "build.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+cmake -S . -B build -G Ninja "${configure[@]}" >/dev/null
+cmake --build build --parallel "$(nproc)" "${build[@]}"
