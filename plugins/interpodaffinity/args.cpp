@@ -1,48 +1,19 @@
 #include "plugins/interpodaffinity/args.hpp"
 
-#include <limits>
-
 #include "scheduling/config/configuration.hpp"
+#include "scheduling/config/yaml_fields.hpp"
 
 namespace plugins::interpodaffinity {
 
 namespace {
 
 using scheduling::config::ConfigError;
+using scheduling::config::describe;
+using scheduling::config::readBool;
+using scheduling::config::readInt32;
 
 inline constexpr std::int32_t kMinHardPodAffinityWeight = 0;
 inline constexpr std::int32_t kMaxHardPodAffinityWeight = 100;
-
-std::string describe(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Sequence:
-      return "a list";
-    case YAML::NodeType::Map:
-      return "an object";
-    case YAML::NodeType::Null:
-      return "null";
-    default:
-      return "\"" + node.Scalar() + "\"";
-  }
-}
-
-std::int32_t readInt32(const YAML::Node& node, const std::string& path) {
-  long long value = 0;
-  if (!node.IsScalar() || !YAML::convert<long long>::decode(node, value) ||
-      value < std::numeric_limits<std::int32_t>::min() ||
-      value > std::numeric_limits<std::int32_t>::max()) {
-    throw ConfigError(path, "expected a 32-bit integer, got " + describe(node));
-  }
-  return static_cast<std::int32_t>(value);
-}
-
-bool readBool(const YAML::Node& node, const std::string& path) {
-  bool value = false;
-  if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value)) {
-    throw ConfigError(path, "expected a boolean, got " + describe(node));
-  }
-  return value;
-}
 
 }  // namespace
 

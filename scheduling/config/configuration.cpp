@@ -1,26 +1,14 @@
 #include "scheduling/config/configuration.hpp"
 
 #include <fstream>
-#include <limits>
 #include <set>
 #include <sstream>
+
+#include "scheduling/config/yaml_fields.hpp"
 
 namespace scheduling::config {
 
 namespace {
-
-std::string describe(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "an object";
-    case YAML::NodeType::Null: return "null";
-    default: return "\"" + node.Scalar() + "\"";
-  }
-}
-
-void requireMap(const YAML::Node& node, const std::string& path) {
-  if (!node.IsMap()) throw ConfigError(path, "expected an object, got " + describe(node));
-}
 
 // Rejects keys the schema does not know, so a typo never silently falls back to a default.
 void requireKnownKeys(const YAML::Node& node, const std::string& path,
@@ -31,16 +19,6 @@ void requireKnownKeys(const YAML::Node& node, const std::string& path,
       throw ConfigError(path.empty() ? key : path + "." + key, "unknown field");
     }
   }
-}
-
-std::int32_t readInt32(const YAML::Node& node, const std::string& path) {
-  long long value = 0;
-  if (!node.IsScalar() || !YAML::convert<long long>::decode(node, value) ||
-      value < std::numeric_limits<std::int32_t>::min() ||
-      value > std::numeric_limits<std::int32_t>::max()) {
-    throw ConfigError(path, "expected a 32-bit integer, got " + describe(node));
-  }
-  return static_cast<std::int32_t>(value);
 }
 
 std::string readName(const YAML::Node& node, const std::string& path) {
@@ -66,7 +44,8 @@ std::vector<PluginRef> readPluginList(const YAML::Node& node, const std::string&
       requireKnownKeys(item, itemPath, {"name"});
     }
     PluginRef ref{readName(item, itemPath), 0};
-    if (const YAML::Node weight = item["weight"]) ref.weight = readInt32(weight, itemPath + ".weight");
+    if (const YAML::Node weight = item["weight"])
+      ref.weight = readInt32(weight, itemPath + ".weight");
     refs.push_back(std::move(ref));
   }
   return refs;
@@ -95,7 +74,8 @@ Configuration parseConfiguration(const std::string& text, const std::string& sou
   Configuration c = defaultConfiguration();
   if (root.IsNull()) return c;
   requireMap(root, "");
-  requireKnownKeys(root, "", {"percentageOfNodesToScore", "parallelism", "plugins", "pluginConfig"});
+  requireKnownKeys(root, "",
+                   {"percentageOfNodesToScore", "parallelism", "plugins", "pluginConfig"});
 
   if (const YAML::Node n = root["percentageOfNodesToScore"]) {
     c.percentageOfNodesToScore = readInt32(n, "percentageOfNodesToScore");
@@ -104,11 +84,13 @@ Configuration parseConfiguration(const std::string& text, const std::string& sou
   if (const YAML::Node plugins = root["plugins"]; plugins && !plugins.IsNull()) {
     requireMap(plugins, "plugins");
     requireKnownKeys(plugins, "plugins", {"filter", "score"});
-    if (const YAML::Node f = plugins["filter"]) c.filter = readPluginList(f, "plugins.filter", false);
+    if (const YAML::Node f = plugins["filter"])
+      c.filter = readPluginList(f, "plugins.filter", false);
     if (const YAML::Node s = plugins["score"]) c.score = readPluginList(s, "plugins.score", true);
   }
   if (const YAML::Node list = root["pluginConfig"]; list && !list.IsNull()) {
-    if (!list.IsSequence()) throw ConfigError("pluginConfig", "expected a list, got " + describe(list));
+    if (!list.IsSequence())
+      throw ConfigError("pluginConfig", "expected a list, got " + describe(list));
     for (std::size_t i = 0; i < list.size(); ++i) {
       const std::string path = "pluginConfig[" + std::to_string(i) + "]";
       requireMap(list[i], path);

@@ -1,39 +1,28 @@
 // The real HTTP server object on 127.0.0.1 (port 0), over the example cluster, answering
 // the example request bodies with the answers the README shows (examples/responses/).
+#include "server/http_server.hpp"
+
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+
 #include <rapidjson/document.h>
 
 #include <atomic>
-#include <boost/test/data/test_case.hpp>
-#include <boost/test/unit_test.hpp>
-#include <memory>
 #include <ostream>
 #include <thread>
 
-#include "plugins/registry.hpp"
-#include "scheduling/config/configuration.hpp"
-#include "scheduling/sources/file_source.hpp"
-#include "server/http_server.hpp"
 #include "server/options.hpp"
+#include "test/testing/example_cluster.hpp"
 #include "test/testing/http_client.hpp"
 
 namespace {
 
 struct ExampleServer {
-  std::shared_ptr<scheduling::cache::Cache> cache = std::make_shared<scheduling::cache::Cache>();
-  scheduling::Scheduler scheduler{std::make_shared<scheduling::framework::runtime::Framework>(
-                                      scheduling::config::loadConfiguration(
-                                          std::string(SX_SOURCE_DIR) + "/examples/config.yaml"),
-                                      plugins::inTreeRegistry()),
-                                  cache};
-  server::Metrics metrics;
-  std::atomic<bool> ready{true};
+  testing::ExampleCluster cluster;
   server::HttpServer http;
 
   explicit ExampleServer(std::size_t maxBodyBytes = server::kDefaultMaxBodyBytes)
-      : http({"127.0.0.1", 0, maxBodyBytes, 2, 2},
-             server::Router({scheduler, *cache, metrics, [this] { return ready.load(); }})) {
-    scheduling::sources::loadClusterState(
-        std::string(SX_SOURCE_DIR) + "/examples/cluster-state.json", *cache);
+      : http({"127.0.0.1", 0, maxBodyBytes, 2, 2}, server::Router(cluster.routerContext())) {
     http.start();
   }
 

@@ -1,14 +1,11 @@
 #include "server/router.hpp"
 
-#include <atomic>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
-#include <memory>
+
 #include <ostream>
 
-#include "plugins/registry.hpp"
-#include "scheduling/config/configuration.hpp"
-#include "scheduling/sources/file_source.hpp"
+#include "test/testing/example_cluster.hpp"
 #include "test/testing/http_client.hpp"
 
 namespace {
@@ -17,20 +14,8 @@ namespace http = boost::beast::http;
 
 // The router over the example cluster, with no sockets.
 struct ExampleRouter {
-  std::shared_ptr<scheduling::cache::Cache> cache = std::make_shared<scheduling::cache::Cache>();
-  scheduling::Scheduler scheduler{std::make_shared<scheduling::framework::runtime::Framework>(
-                                      scheduling::config::loadConfiguration(
-                                          std::string(SX_SOURCE_DIR) + "/examples/config.yaml"),
-                                      plugins::inTreeRegistry()),
-                                  cache};
-  server::Metrics metrics;
-  std::atomic<bool> ready{true};
-  server::Router router{{scheduler, *cache, metrics, [this] { return ready.load(); }}};
-
-  ExampleRouter() {
-    scheduling::sources::loadClusterState(
-        std::string(SX_SOURCE_DIR) + "/examples/cluster-state.json", *cache);
-  }
+  testing::ExampleCluster cluster;
+  server::Router router{cluster.routerContext()};
 
   server::Response handle(http::verb method, std::string_view target, std::string body = "") {
     server::Request request{method, target, 11};
@@ -95,7 +80,7 @@ BOOST_DATA_TEST_CASE(answers, boost::unit_test::data::make(kRouteCases), c) {
 
 BOOST_AUTO_TEST_CASE(not_ready_refuses_scheduling_but_stays_healthy) {
   ExampleRouter example;
-  example.ready = false;
+  example.cluster.ready = false;
   const auto filter = example.handle(
       http::verb::post, "/filter", testing::readSourceFile("examples/requests/filter-names.json"));
   BOOST_TEST(filter.result_int() == 503u);

@@ -1,0 +1,34 @@
+#include "test/testing/example_cluster.hpp"
+
+#include <string>
+
+#include "plugins/registry.hpp"
+#include "scheduling/config/configuration.hpp"
+#include "scheduling/sources/file_source.hpp"
+
+namespace testing {
+namespace {
+
+std::shared_ptr<scheduling::cache::Cache> loadExampleCache() {
+  auto cache = std::make_shared<scheduling::cache::Cache>();
+  scheduling::sources::loadClusterState(std::string(SX_SOURCE_DIR) + "/examples/cluster-state.json",
+                                        *cache);
+  return cache;
+}
+
+std::shared_ptr<scheduling::framework::runtime::Framework> exampleFramework() {
+  return std::make_shared<scheduling::framework::runtime::Framework>(
+      scheduling::config::loadConfiguration(std::string(SX_SOURCE_DIR) + "/examples/config.yaml"),
+      plugins::inTreeRegistry());
+}
+
+}  // namespace
+
+ExampleCluster::ExampleCluster()
+    : cache(loadExampleCache()), scheduler(exampleFramework(), cache) {}
+
+server::RouterContext ExampleCluster::routerContext() {
+  return {scheduler, *cache, metrics, [this] { return ready.load(); }};
+}
+
+}  // namespace testing

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "scheduling/cache/cache.hpp"
+#include "scheduling/scheduler/scheduler.hpp"
+#include "server/metrics.hpp"
+#include "server/router.hpp"
+
+namespace testing {
+
+// What the binary wires together, over examples/cluster-state.json with
+// examples/config.yaml: the fixture of the server and router tests.
+struct ExampleCluster {
+  ExampleCluster();
+
+  // The router's view of this cluster; `ready` can be flipped to test 503s.
+  server::RouterContext routerContext();
+
+  std::shared_ptr<scheduling::cache::Cache> cache;
+  scheduling::Scheduler scheduler;
+  server::Metrics metrics;
+  std::atomic<bool> ready{true};
+};
+
+}  // namespace testing
