@@ -13,6 +13,9 @@
 
 namespace server {
 
+// Beast's HTTP reads take at most 64 KB at a time.
+inline constexpr std::size_t kReadChunkBytes = 64 * 1024;
+
 // What every connection shares: the router, the compute pool and the admission counters.
 struct SessionContext {
   const Router& router;
@@ -39,6 +42,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
  private:
   void doRead();
+  void onReadHeader(boost::beast::error_code ec, std::size_t bytes);
+  void readBody();
   void onRead(boost::beast::error_code ec, std::size_t bytes);
   void dispatch(Request request);
   void send(Response response);

@@ -1,16 +1,14 @@
 // The real HTTP server object on 127.0.0.1 (port 0), over the example cluster, answering
 // the example request bodies with the answers the README shows (examples/responses/).
-#include "server/http_server.hpp"
-
-#include <boost/test/data/test_case.hpp>
-#include <boost/test/unit_test.hpp>
-
 #include <rapidjson/document.h>
 
 #include <atomic>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
 #include <ostream>
 #include <thread>
 
+#include "server/http_server.hpp"
 #include "server/options.hpp"
 #include "test/testing/example_cluster.hpp"
 #include "test/testing/http_client.hpp"
@@ -131,6 +129,22 @@ BOOST_AUTO_TEST_CASE(malformed_http_gets_400_with_a_json_error) {
   BOOST_TEST(reply.status == 400u);
   BOOST_TEST(parse(reply.body)["error"].GetString() ==
              std::string("malformed HTTP request: bad Content-Length"));
+}
+
+// curl asks before sending bodies over 1 MB, and waits a second for an answer.
+BOOST_AUTO_TEST_CASE(expect_100_continue_gets_the_go_ahead) {
+  ExampleServer server;
+  testing::HttpClient client(server.port());
+  const std::string body = exampleRequest("prioritize-names");
+  const auto interim = client.raw(
+      "POST /prioritize HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n");
+  BOOST_TEST(interim.status == 100u);
+  const auto reply = client.raw(body);
+  BOOST_TEST(reply.status == 200u);
+  BOOST_TEST((parse(reply.body) ==
+              parse(testing::readSourceFile("examples/responses/prioritize-names.json"))));
 }
 
 BOOST_AUTO_TEST_CASE(concurrent_clients_get_the_same_answers) {
