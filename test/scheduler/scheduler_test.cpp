@@ -1,0 +1,293 @@
+#include "scheduling/scheduler/scheduler.hpp"
+
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "plugins/registry.hpp"
+#include "test/testing/wrappers.hpp"
+
+namespace scheduling {
+namespace {
+
+using ::testing::kRequiredReq;
+using ::testing::MakeNode;
+using ::testing::MakePod;
+
+constexpr const char* kHostname = "kubernetes.io/hostname";
+
+struct Profile {
+  std::int32_t percentageOfNodesToScore = 100;
+  std::int32_t parallelism = 16;
+  std::vector<config::PluginRef> score = {{"InterPodAffinity", 2}, {"PodState", 1}};
+};
+
+// The in-tree plugins over a cache holding `nodes` and `pods`.
+struct Fixture {
+  std::shared_ptr<cache::Cache> cache = std::make_shared<cache::Cache>();
+  std::unique_ptr<Scheduler> scheduler;
+
+  Fixture(const std::vector<api::Node>& nodes, const std::vector<api::Pod>& pods,
+          const Profile& profile = {}) {
+    for (const auto& node : nodes) cache->upsertNode(node);
+    for (const auto& pod : pods) cache->upsertPod(pod);
+    cache->publish();
+    config::Configuration configuration = config::defaultConfiguration();
+    configuration.percentageOfNodesToScore = profile.percentageOfNodesToScore;
+    configuration.parallelism = profile.parallelism;
+    configuration.score = profile.score;
+    scheduler = std::make_unique<Scheduler>(
+        std::make_shared<framework::runtime::Framework>(configuration, plugins::inTreeRegistry()),
+        cache);
+  }
+};
+
+std::vector<api::Node> makeNodes(int count) {
+  std::vector<api::Node> nodes;
+  for (int i = 0; i < count; ++i) {
+    const std::string name = "node-" + std::to_string(1000 + i);
+    nodes.push_back(MakeNode().name(name).label(kHostname, name).obj());
+  }
+  return nodes;
+}
+
+api::ExtenderArgs argsFor(const api::Pod& pod, const std::vector<std::string>& nodeNames) {
+  api::ExtenderArgs args;
+  args.pod = pod;
+  args.nodeNames = nodeNames;
+  return args;
+}
+
+std::vector<std::string> namesOf(const std::vector<api::Node>& nodes) {
+  std::vector<std::string> names;
+  for (const auto& node : nodes) names.push_back(node.name);
+  return names;
+}
+
+std::vector<std::string> slice(const std::vector<std::string>& all, std::size_t from,
+                               std::size_t count) {
+  return {all.begin() + static_cast<std::ptrdiff_t>(from),
+          all.begin() + static_cast<std::ptrdiff_t>(from + count)};
+}
+
+const api::Pod kPlainPod = MakePod().name("p").ns("default").uid("p").obj();
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(scheduler)
+
+// 300 nodes at 10%: numFeasibleNodesToFind is 100 (never fewer), so each /filter answers the
+// next window of 100 nodes and the start index wraps around (nextStartNodeIndex).
+BOOST_AUTO_TEST_CASE(filter_rotates_the_start_index_across_requests) {
+  const auto nodes = makeNodes(300);
+  Fixture f(nodes, {}, Profile{10, 1});
+  const auto names = namesOf(nodes);
+  const auto args = argsFor(kPlainPod, names);
+  for (std::size_t window : {0u, 100u, 200u, 0u}) {
+    const auto result = f.scheduler->filter(args);
+    BOOST_TEST(*result.nodeNames == slice(names, window, 100), "window " << window);
+    BOOST_TEST(result.failedNodes.empty());
+  }
+}
+
+// With parallel workers the feasible set is not a window, but it holds exactly
+// numFeasibleNodesToFind nodes: workers stop once enough are found.
+BOOST_AUTO_TEST_CASE(parallel_filter_stops_at_num_feasible_nodes_to_find) {
+  const auto nodes = makeNodes(1000);
+  Fixture f(nodes, {}, Profile{10, 16});
+  const auto args = argsFor(kPlainPod, namesOf(nodes));
+  for (int round = 0; round < 5; ++round) {
+    const auto result = f.scheduler->filter(args);
+    BOOST_TEST(result.nodeNames->size() == 100u);
+    BOOST_TEST(std::set<std::string>(result.nodeNames->begin(), result.nodeNames->end()).size() ==
+               100u);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(explain_is_a_dry_run_that_shows_the_next_window) {
+  const auto nodes = makeNodes(300);
+  Fixture f(nodes, {}, Profile{10, 1});
+  const auto names = namesOf(nodes);
+  const auto args = argsFor(kPlainPod, names);
+  f.scheduler->filter(args);  // the next window starts at node 100
+
+  const Explanation explanation = f.scheduler->explain(args);
+  BOOST_TEST(explanation.numAllNodes == 300);
+  BOOST_TEST(explanation.numFeasibleNodesToFind == 100);
+  BOOST_TEST(explanation.pod == "default/p");
+  std::vector<std::string> feasible;
+  for (const auto& node : explanation.nodes) {
+    if (node.feasible) {
+      feasible.push_back(node.name);
+      BOOST_TEST(node.scores.size() == 2u);
+    } else {
+      BOOST_TEST(node.filter.empty(), node.name << " was never examined");
+    }
+  }
+  BOOST_TEST(feasible == slice(names, 100, 100));
+  BOOST_TEST(*f.scheduler->filter(args).nodeNames == slice(names, 100, 100));
+}
+
+BOOST_AUTO_TEST_CASE(unknown_nodes_fail_by_name_and_score_zero) {
+  const auto nodes = makeNodes(2);
+  Fixture f(nodes, {});
+  const auto args = argsFor(kPlainPod, {"node-1000", "ghost", "node-1001"});
+
+  const auto filtered = f.scheduler->filter(args);
+  BOOST_TEST(*filtered.nodeNames == (std::vector<std::string>{"node-1000", "node-1001"}));
+  BOOST_REQUIRE(filtered.failedNodes.size() == 1u);
+  BOOST_TEST(filtered.failedNodes[0].first == "ghost");
+  BOOST_TEST(filtered.failedNodes[0].second == "node \"ghost\" not found in cluster state");
+
+  api::HostPriorityList priorities;
+  BOOST_TEST(f.scheduler->prioritize(args, priorities).isSuccess());
+  BOOST_REQUIRE(priorities.size() == 3u);
+  BOOST_TEST(priorities[1].host == "ghost");
+  BOOST_TEST(priorities[1].score == 0);
+}
+
+// A PreFilter rejection is every node's status, in the map of its code.
+BOOST_AUTO_TEST_CASE(prefilter_rejection_fails_every_node_as_unresolvable) {
+  const auto nodes = makeNodes(3);
+  Fixture f(nodes, {});
+  const auto pod = MakePod()
+                       .name("p")
+                       .ns("default")
+                       .podAffinityIn("app", kHostname, {"{{bad}}"}, kRequiredReq)
+                       .obj();
+  const auto result = f.scheduler->filter(argsFor(pod, namesOf(nodes)));
+  BOOST_TEST(result.nodeNames->empty());
+  BOOST_TEST(result.failedNodes.empty());
+  BOOST_REQUIRE(result.failedAndUnresolvableNodes.size() == 3u);
+  for (const auto& [node, reason] : result.failedAndUnresolvableNodes) {
+    BOOST_TEST(reason.starts_with("parsing pod: requiredAffinityTerms: "), node << ": " << reason);
+  }
+  BOOST_TEST(result.error.empty());
+}
+
+BOOST_AUTO_TEST_CASE(filter_sorts_rejections_by_code_and_keeps_reasons) {
+  const auto nodes = makeNodes(3);
+  Fixture f(nodes, {MakePod()
+                        .name("web-1")
+                        .ns("default")
+                        .uid("web-1")
+                        .label("app", "web")
+                        .node("node-1001")
+                        .obj()});
+  const auto pod = MakePod()
+                       .name("web-2")
+                       .ns("default")
+                       .label("app", "web")
+                       .podAntiAffinityIn("app", kHostname, {"web"}, kRequiredReq)
+                       .obj();
+  const auto result = f.scheduler->filter(argsFor(pod, namesOf(nodes)));
+  BOOST_TEST(*result.nodeNames == (std::vector<std::string>{"node-1000", "node-1002"}));
+  BOOST_REQUIRE(result.failedNodes.size() == 1u);
+  BOOST_TEST(result.failedNodes[0].first == "node-1001");
+  BOOST_TEST(result.failedNodes[0].second == "node(s) didn't match pod anti-affinity rules");
+  BOOST_TEST(result.failedAndUnresolvableNodes.empty());
+}
+
+// /prioritize: round(Σ weight × normalized × 10 / (100 × Σ weight)), half away from zero;
+// a plugin whose PreScore skipped the pod still counts in Σ weight.
+struct PrioritizeCase {
+  std::string name;
+  std::vector<config::PluginRef> score;
+  std::map<std::string, int> terminatingPods;  // per node
+  std::map<std::string, int> nominatedPods;    // per node
+  std::map<std::string, std::int64_t> want;
+};
+std::ostream& operator<<(std::ostream& out, const PrioritizeCase& c) { return out << c.name; }
+
+const std::vector<PrioritizeCase> kPrioritizeCases = {
+    {"skipped InterPodAffinity still counts in the weight sum",
+     {{"InterPodAffinity", 2}, {"PodState", 1}},
+     {{"node-1000", 1}},
+     {{"node-1002", 1}},
+     // PodState normalizes +1 / 0 / −1 to 100 / 50 / 0; totals 100, 50, 0 of 300.
+     {{"node-1000", 3}, {"node-1001", 2}, {"node-1002", 0}}},
+    {"half rounds away from zero",
+     {{"PodState", 1}},
+     {{"node-1000", 20}, {"node-1001", 9}},
+     {},
+     // 100, 45 and 0 normalized: 10, round(4.5) = 5, 0.
+     {{"node-1000", 10}, {"node-1001", 5}, {"node-1002", 0}}},
+    {"no score plugin scores zero",
+     {},
+     {{"node-1000", 3}},
+     {},
+     {{"node-1000", 0}, {"node-1001", 0}, {"node-1002", 0}}},
+};
+
+BOOST_DATA_TEST_CASE(prioritize_maps_totals_onto_extender_priorities,
+                     boost::unit_test::data::make(kPrioritizeCases), c) {
+  const auto nodes = makeNodes(3);
+  std::vector<api::Pod> pods;
+  for (const auto& [node, count] : c.terminatingPods) {
+    for (int i = 0; i < count; ++i) {
+      const std::string name = node + "-terminating-" + std::to_string(i);
+      pods.push_back(MakePod().name(name).ns("default").uid(name).node(node).terminating().obj());
+    }
+  }
+  for (const auto& [node, count] : c.nominatedPods) {
+    for (int i = 0; i < count; ++i) {
+      const std::string name = node + "-nominated-" + std::to_string(i);
+      pods.push_back(MakePod().name(name).ns("default").uid(name).nominatedNodeName(node).obj());
+    }
+  }
+  Fixture f(nodes, pods, Profile{100, 16, c.score});
+  api::HostPriorityList priorities;
+  BOOST_TEST(f.scheduler->prioritize(argsFor(kPlainPod, namesOf(nodes)), priorities).isSuccess());
+  std::map<std::string, std::int64_t> got;
+  for (const auto& p : priorities) got[p.host] = p.score;
+  BOOST_TEST(got == c.want);
+}
+
+// /preempt keeps a candidate only if the pod fits once the victims are gone.
+BOOST_AUTO_TEST_CASE(preempt_keeps_candidates_where_the_victims_make_room) {
+  const auto nodes = makeNodes(3);
+  const auto web = [](const std::string& name, const std::string& node) {
+    return MakePod().name(name).ns("default").uid(name).label("app", "web").node(node).obj();
+  };
+  Fixture f(nodes, {web("web-1", "node-1000"), web("web-2", "node-1001")});
+  const auto pod = MakePod()
+                       .name("web-3")
+                       .ns("default")
+                       .uid("web-3")
+                       .label("app", "web")
+                       .priority(100)
+                       .podAntiAffinityIn("app", kHostname, {"web"}, kRequiredReq)
+                       .obj();
+
+  api::ExtenderPreemptionArgs byUID;
+  byUID.pod = pod;
+  byUID.nodeNameToMetaVictims = api::WireMap<api::MetaVictims>{
+      {"node-1000", {{"web-1"}, 1}},  // the victim is what blocks the pod: kept
+      {"node-1001", {{}, 0}},         // web-2 stays: still blocked
+      {"node-1002", {{}, 0}},         // nothing in the way: kept
+  };
+  const auto result = f.scheduler->preempt(byUID);
+  BOOST_REQUIRE(result.nodeNameToMetaVictims.size() == 2u);
+  BOOST_TEST(result.nodeNameToMetaVictims[0].first == "node-1000");
+  BOOST_TEST(result.nodeNameToMetaVictims[0].second.podUIDs == std::vector<std::string>{"web-1"});
+  BOOST_TEST(result.nodeNameToMetaVictims[0].second.numPDBViolations == 1);
+  BOOST_TEST(result.nodeNameToMetaVictims[1].first == "node-1002");
+
+  api::ExtenderPreemptionArgs byPod;
+  byPod.pod = pod;
+  byPod.nodeNameToVictims = api::WireMap<api::Victims>{
+      {"node-1000", {{web("web-1", "node-1000")}, 0}},
+      {"node-1001", {{}, 0}},
+  };
+  const auto fromPods = f.scheduler->preempt(byPod);
+  BOOST_REQUIRE(fromPods.nodeNameToMetaVictims.size() == 1u);
+  BOOST_TEST(fromPods.nodeNameToMetaVictims[0].first == "node-1000");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace scheduling
