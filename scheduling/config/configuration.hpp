@@ -1,11 +1,11 @@
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 // The extender's framework configuration (CONTRACT §5), shaped after
 // KubeSchedulerConfiguration so operators recognise it.

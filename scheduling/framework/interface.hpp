@@ -27,8 +27,8 @@ class Plugin {
 class PreFilterExtensions {
  public:
   virtual ~PreFilterExtensions() = default;
-  virtual Status addPod(CycleState& state, const PodInfo& podToSchedule,
-                        const PodInfo& podToAdd, const NodeInfo& node) const = 0;
+  virtual Status addPod(CycleState& state, const PodInfo& podToSchedule, const PodInfo& podToAdd,
+                        const NodeInfo& node) const = 0;
   virtual Status removePod(CycleState& state, const PodInfo& podToSchedule,
                            const PodInfo& podToRemove, const NodeInfo& node) const = 0;
 };

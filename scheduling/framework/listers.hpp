@@ -17,7 +17,12 @@ struct NodeTermCount {
   std::int64_t count;
 };
 
-enum class TermKind { RequiredAffinity, RequiredAntiAffinity, PreferredAffinity, PreferredAntiAffinity };
+enum class TermKind {
+  RequiredAffinity,
+  RequiredAntiAffinity,
+  PreferredAffinity,
+  PreferredAntiAffinity
+};
 
 // The read-only cluster view of one scheduling cycle (SharedLister + the nominator +
 // the namespace lister upstream). Implemented by cache::Snapshot.
@@ -41,8 +46,7 @@ class SharedLister {
   // (GetNamespaceLabelsSnapshot).
   virtual const api::Labels& namespaceLabels(std::string_view ns) const = 0;
   virtual void forEachNamespace(
-      const std::function<void(const std::string& name, const api::Labels& labels)>& fn)
-      const = 0;
+      const std::function<void(const std::string& name, const api::Labels& labels)>& fn) const = 0;
 
   // Pods nominated to the node (unbound, status.nominatedNodeName == node), in order.
   virtual std::span<const PodInfoPtr> nominatedPodsForNode(std::string_view node) const = 0;
@@ -58,8 +62,7 @@ class SharedLister {
   // to nodes of this snapshot, with the nodes holding them. Weight is 0 for required terms.
   virtual void forEachExistingTerm(
       TermKind kind, const std::function<void(const AffinityTerm& term, std::int32_t weight,
-                                              std::span<const NodeTermCount> nodes)>& fn)
-      const = 0;
+                                              std::span<const NodeTermCount> nodes)>& fn) const = 0;
 };
 
 }  // namespace scheduling::framework

@@ -21,8 +21,7 @@ std::vector<std::string> termNamespaces(const api::Pod& pod, const api::PodAffin
 }
 
 // newAffinityTerm.
-std::optional<AffinityTerm> newAffinityTerm(const api::Pod& pod,
-                                            const api::PodAffinityTerm& term,
+std::optional<AffinityTerm> newAffinityTerm(const api::Pod& pod, const api::PodAffinityTerm& term,
                                             std::vector<std::string>& errors) {
   auto selector = labels::fromLabelSelector(term.labelSelector, errors);
   if (!selector) return std::nullopt;

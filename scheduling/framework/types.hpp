@@ -59,9 +59,7 @@ class PodInfo {
   // (mergeAffinityTermNamespacesIfNotEmpty) on their own copy.
   std::vector<AffinityTerm>& mutableRequiredAffinityTerms() { return requiredAffinity_; }
   std::vector<AffinityTerm>& mutableRequiredAntiAffinityTerms() { return requiredAntiAffinity_; }
-  std::vector<WeightedAffinityTerm>& mutablePreferredAffinityTerms() {
-    return preferredAffinity_;
-  }
+  std::vector<WeightedAffinityTerm>& mutablePreferredAffinityTerms() { return preferredAffinity_; }
   std::vector<WeightedAffinityTerm>& mutablePreferredAntiAffinityTerms() {
     return preferredAntiAffinity_;
   }

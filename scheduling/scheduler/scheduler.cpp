@@ -27,9 +27,9 @@ std::string unknownNodeReason(std::string_view name) {
 // The nodes of one request resolved against the snapshot, in request order. Nodes the
 // cache does not know are set aside: they fail without running any plugin.
 struct Candidates {
-  std::vector<std::string_view> names;   // every node sent
-  std::vector<const NodeInfo*> bySent;   // per sent node; nullptr when unknown
-  std::vector<const NodeInfo*> known;    // the known ones, what the framework sees
+  std::vector<std::string_view> names;                // every node sent
+  std::vector<const NodeInfo*> bySent;                // per sent node; nullptr when unknown
+  std::vector<const NodeInfo*> known;                 // the known ones, what the framework sees
   std::vector<std::unique_ptr<NodeInfo>> overridden;  // request copies, see resolve()
 };
 
@@ -64,19 +64,18 @@ std::string podKey(const api::Pod& pod) { return pod.metadata.ns + "/" + pod.met
 
 // The outcome of PreFilter + Filter over the known candidates.
 struct FilterRun {
-  Status preFilter;                            // non-success: every node got it
-  Status error;                                // a plugin failed (Error)
-  std::vector<std::optional<Status>> failed;   // per known node that was rejected
-  std::vector<bool> feasible;                  // per known node
-  std::vector<bool> examined;                  // per known node
+  Status preFilter;                                     // non-success: every node got it
+  Status error;                                         // a plugin failed (Error)
+  std::vector<std::optional<Status>> failed;            // per known node that was rejected
+  std::vector<bool> feasible;                           // per known node
+  std::vector<bool> examined;                           // per known node
   std::vector<framework::runtime::FilterTrace> traces;  // per known node, when traced
   std::int32_t numFeasibleNodesToFind = 0;
   std::int64_t processed = 0;  // feasible + rejected nodes, to advance the start index
 };
 
-FilterRun runFilter(const framework::runtime::Framework& fw, CycleState& state,
-                    const PodInfo& pod, const Candidates& c, std::int64_t startIndex,
-                    bool trace) {
+FilterRun runFilter(const framework::runtime::Framework& fw, CycleState& state, const PodInfo& pod,
+                    const Candidates& c, std::int64_t startIndex, bool trace) {
   const std::size_t n = c.known.size();
   FilterRun run;
   run.failed.resize(n);
@@ -113,8 +112,8 @@ FilterRun runFilter(const framework::runtime::Framework& fw, CycleState& state,
       static_cast<int>(n),
       [&](int i) {
         const std::size_t k = (start + static_cast<std::size_t>(i)) % n;
-        Status s = fw.runFilterPluginsWithNominatedPods(
-            state, pod, *c.known[k], trace ? &run.traces[k] : nullptr);
+        Status s = fw.runFilterPluginsWithNominatedPods(state, pod, *c.known[k],
+                                                        trace ? &run.traces[k] : nullptr);
         examined[k] = 1;
         if (s.isSuccess()) {
           if (feasibleCount.fetch_add(1) + 1 > numToFind) {
@@ -159,9 +158,9 @@ Status scoreNodes(const framework::runtime::Framework& fw, CycleState& state, co
   for (const auto& e : fw.scorePlugins()) weightSum += e.weight;
   const std::int64_t denominator = 2 * framework::kMaxNodeScore * weightSum;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    extenderScores[i] = (2 * scores[i].total * api::kMaxExtenderPriority +
-                         framework::kMaxNodeScore * weightSum) /
-                        denominator;
+    extenderScores[i] =
+        (2 * scores[i].total * api::kMaxExtenderPriority + framework::kMaxNodeScore * weightSum) /
+        denominator;
   }
   return {};
 }
@@ -196,9 +195,8 @@ api::ExtenderFilterResult Scheduler::filter(const api::ExtenderArgs& args) {
   }
 
   auto fail = [&](std::string_view name, const Status& s) {
-    auto& map = s.code() == Code::UnschedulableAndUnresolvable
-                    ? result.failedAndUnresolvableNodes
-                    : result.failedNodes;
+    auto& map = s.code() == Code::UnschedulableAndUnresolvable ? result.failedAndUnresolvableNodes
+                                                               : result.failedNodes;
     map.emplace_back(std::string(name), s.message());
   };
   std::size_t k = 0;
@@ -238,7 +236,9 @@ Status Scheduler::prioritize(const api::ExtenderArgs& args, api::HostPriorityLis
 
   std::vector<framework::runtime::NodePluginScores> scores;
   std::vector<std::int64_t> extenderScores;
-  if (Status s = scoreNodes(*framework_, state, pod, c.known, scores, extenderScores); !s.isSuccess()) return s;
+  if (Status s = scoreNodes(*framework_, state, pod, c.known, scores, extenderScores);
+      !s.isSuccess())
+    return s;
   out.reserve(c.names.size());
   std::size_t k = 0;
   for (std::size_t i = 0; i < c.names.size(); ++i) {
@@ -297,7 +297,8 @@ Explanation Scheduler::explain(const api::ExtenderArgs& args) {
 
   std::vector<framework::runtime::NodePluginScores> scores;
   std::vector<std::int64_t> extenderScores;
-  if (Status s = scoreNodes(*framework_, state, pod, feasibleNodes, scores, extenderScores); !s.isSuccess()) {
+  if (Status s = scoreNodes(*framework_, state, pod, feasibleNodes, scores, extenderScores);
+      !s.isSuccess()) {
     ex.error = s.message();
     return ex;
   }
@@ -305,7 +306,8 @@ Explanation Scheduler::explain(const api::ExtenderArgs& args) {
   for (std::size_t f = 0; f < feasibleNodes.size(); ++f) {
     NodeExplanation& node = ex.nodes[feasibleAt[f]];
     for (std::size_t p = 0; p < plugins.size(); ++p) {
-      node.scores.push_back({std::string(plugins[p].owner->name()), scores.empty() ? 0 : scores[f].raw[p],
+      node.scores.push_back({std::string(plugins[p].owner->name()),
+                             scores.empty() ? 0 : scores[f].raw[p],
                              scores.empty() ? 0 : scores[f].normalized[p], plugins[p].weight});
     }
     node.total = scores.empty() ? 0 : scores[f].total;

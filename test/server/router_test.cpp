@@ -2,7 +2,6 @@
 
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <ostream>
 
 #include "test/testing/example_cluster.hpp"

@@ -56,11 +56,10 @@ class Framework {
   // others still run; anything else is wrapped as Error.
   Status runPreFilterPlugins(CycleState& state, const PodInfo& pod,
                              std::span<const NodeInfo* const> nodes) const;
-  Status runPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod,
-                                     const PodInfo& podToAdd, const NodeInfo& node) const;
+  Status runPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod, const PodInfo& podToAdd,
+                                     const NodeInfo& node) const;
   Status runPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod,
-                                        const PodInfo& podToRemove,
-                                        const NodeInfo& node) const;
+                                        const PodInfo& podToRemove, const NodeInfo& node) const;
 
   // RunFilterPlugins: the first non-success stops; a rejection keeps its code, anything
   // else becomes Error. The returned status names its plugin.

@@ -1,12 +1,12 @@
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
-
-#include <yaml-cpp/yaml.h>
 
 #include "scheduling/framework/interface.hpp"
 
@@ -14,8 +14,8 @@ namespace scheduling::framework::runtime {
 
 // Builds a plugin from its `pluginConfig` args (an undefined node when none were given).
 // Throws config::ConfigError naming the field under `argsPath`.
-using PluginFactory = std::function<std::shared_ptr<Plugin>(const YAML::Node& args,
-                                                            const std::string& argsPath)>;
+using PluginFactory =
+    std::function<std::shared_ptr<Plugin>(const YAML::Node& args, const std::string& argsPath)>;
 
 // runtime.Registry: plugin name → factory, filled explicitly (plugins/registry.cpp).
 class Registry {
