@@ -114,8 +114,9 @@ A Kubernetes scheduler extender: kube-scheduler POSTs ExtenderArgs to /filter,
 run over its own cache of the cluster.
 
 Cluster source (exactly one):
-  --cluster-state FILE      load the cluster from the JSON List that
+  --cluster-state FILE      load the cluster from the List that
                             `kubectl get nodes,pods,namespaces -A -o json` prints
+                            (or `-o yaml`, for a FILE named *.yaml or *.yml)
   --kubeconfig FILE         list+watch the API server named by this kubeconfig
                             (default: in-cluster configuration inside a pod)
 

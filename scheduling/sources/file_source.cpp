@@ -7,16 +7,40 @@
 #include <stdexcept>
 
 #include "scheduling/api/json/list_reader.hpp"
+#include "scheduling/sources/yaml_to_json.hpp"
 
 namespace scheduling::sources {
 
-ClusterStateCounts loadClusterState(const std::string& path, cache::Cache& cache) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
+namespace {
+
+using File = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+
+bool isYaml(const std::string& path) { return path.ends_with(".yaml") || path.ends_with(".yml"); }
+
+// The file itself for JSON; for YAML, its JSON translation held in `json`.
+File openAsJson(const std::string& path, std::string& json) {
+  File file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) {
     throw std::runtime_error("cannot open cluster state file " + path + ": " +
                              std::strerror(errno));
   }
+  if (!isYaml(path)) return file;
+  std::string yaml;
+  char chunk[1 << 16];
+  for (std::size_t n; (n = std::fread(chunk, 1, sizeof chunk, file.get())) > 0;) {
+    yaml.append(chunk, n);
+  }
+  json = yamlToJson(yaml);
+  File memory(fmemopen(json.data(), json.size(), "rb"), &std::fclose);
+  if (!memory) throw std::runtime_error("cannot buffer " + path + ": " + std::strerror(errno));
+  return memory;
+}
+
+}  // namespace
+
+ClusterStateCounts loadClusterState(const std::string& path, cache::Cache& cache) {
+  std::string json;
+  File file = openAsJson(path, json);
 
   ClusterStateCounts counts;
   api::json::ListVisitor visitor;

@@ -19,9 +19,9 @@ struct ClusterStateCounts {
 };
 
 // Loads the `v1` List that `kubectl get nodes,pods,namespaces -A -o json` prints into the
-// cache, then publishes one snapshot. JSON only for now (the List is streamed item by item;
-// YAML would need a second decoder). Throws std::runtime_error naming the file when it
-// cannot be opened, and api::DecodeError (naming file and JSON path) when it is malformed.
+// cache, then publishes one snapshot. JSON is streamed item by item; a `.yaml` or `.yml`
+// file (`-o yaml`) is translated to JSON in memory first. Throws std::runtime_error naming the file
+// when it cannot be opened, and api::DecodeError (naming file and JSON path) when it is malformed.
 ClusterStateCounts loadClusterState(const std::string& path, cache::Cache& cache);
 
 }  // namespace scheduling::sources

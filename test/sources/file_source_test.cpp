@@ -89,6 +89,64 @@ BOOST_AUTO_TEST_CASE(loads_and_publishes_cluster_state) {
   BOOST_TEST(cache.numAssignedPods() == 3u);
 }
 
+// What `kubectl get nodes,pods,namespaces -A -o yaml` prints, for the same objects.
+constexpr const char* kClusterStateYaml = R"(apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: n1
+    labels:
+      topology.kubernetes.io/zone: z1
+- {apiVersion: v1, kind: Node, metadata: {name: n2}}
+- apiVersion: v1
+  kind: Namespace
+  metadata: {name: ns1, labels: {team: a}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p1, namespace: ns1, uid: u1, labels: {app: web}}
+  spec: {nodeName: n1, priority: 100}
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p2, namespace: ns1, uid: u2, deletionTimestamp: "2024-05-01T08:00:00Z"}
+  spec: {nodeName: n2}
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p3, namespace: ns1, uid: u3}
+  spec: {}
+  status: {phase: Pending, nominatedNodeName: n1}
+)";
+
+BOOST_AUTO_TEST_CASE(loads_yaml_files_like_json_ones) {
+  TempFile file("cluster.yaml", kClusterStateYaml);
+  cache::Cache cache;
+  const ClusterStateCounts counts = loadClusterState(file.path(), cache);
+  BOOST_TEST(counts.nodes == 2u);
+  BOOST_TEST(counts.pods == 3u);
+  BOOST_TEST(counts.assigned == 2u);
+  BOOST_TEST(counts.nominated == 1u);
+  BOOST_TEST(counts.terminating == 1u);
+  auto snapshot = cache.snapshot();
+  BOOST_TEST((podNames(snapshot->getNodeInfo("n1")) == std::vector<std::string>{"p1"}));
+  BOOST_TEST(snapshot->getNodeInfo("n1")->pods()[0]->pod().priority() == 100);
+  BOOST_TEST((snapshot->namespaceLabels("ns1") == api::Labels{{"team", "a"}}));
+}
+
+BOOST_AUTO_TEST_CASE(yaml_syntax_errors_name_the_line) {
+  TempFile file("broken.yaml", "items:\n  - kind: Node\n   bad: [\n");
+  cache::Cache cache;
+  try {
+    loadClusterState(file.path(), cache);
+    BOOST_FAIL("expected an error");
+  } catch (const std::runtime_error& e) {
+    BOOST_TEST(std::string(e.what()).find("not valid YAML") != std::string::npos, e.what());
+    BOOST_TEST(std::string(e.what()).find("line ") != std::string::npos, e.what());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(missing_file_names_the_file) {
   cache::Cache cache;
   const std::string path = "/nonexistent/sx-cluster-state.json";
