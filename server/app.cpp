@@ -18,6 +18,7 @@
 #include "scheduling/sources/file_source.hpp"
 #include "server/http_server.hpp"
 #include "server/logging.hpp"
+#include "server/tls_context.hpp"
 
 namespace server {
 namespace {
@@ -78,6 +79,16 @@ void checkClusterSource(const Options& options) {
   throw Fatal{"no cluster source: pass --cluster-state FILE (or --kubeconfig FILE)"};
 }
 
+std::shared_ptr<TlsContextProvider> loadTls(const Options& options) {
+  if (options.tlsCertFile.empty()) return nullptr;
+  try {
+    return std::make_shared<TlsContextProvider>(
+        TlsFiles{options.tlsCertFile, options.tlsPrivateKeyFile, options.clientCaFile});
+  } catch (const std::runtime_error& e) {
+    throw Fatal{e.what()};
+  }
+}
+
 // Blocks SIGTERM and SIGINT in this thread and every thread started after, so that the
 // main thread alone takes them, with sigwait, once start-up is done.
 sigset_t blockTerminationSignals() {
@@ -122,10 +133,11 @@ int serve(const Options& options) {
   std::atomic<bool> ready{false};
 
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  HttpServerOptions serverOptions{options.listenHost, options.listenPort, options.maxBodyBytes, 2,
-                                  cpus};
-  HttpServer server(serverOptions,
-                    Router({scheduler, *cache, metrics, [&ready] { return ready.load(); }}));
+  HttpServerOptions serverOptions{
+      options.listenHost, options.listenPort, options.maxBodyBytes, 2, cpus, loadTls(options)};
+  const bool mutualTls = serverOptions.tls && serverOptions.tls->requiresClientCertificate();
+  HttpServer server(serverOptions, Router({scheduler, *cache, metrics,
+                                           [&ready] { return ready.load(); }, mutualTls}));
   try {
     server.start();
   } catch (const boost::system::system_error& e) {
@@ -133,8 +145,9 @@ int serve(const Options& options) {
                 e.code().message()};
   }
   const auto endpoint = server.localEndpoint();
-  SX_LOG_INFO << "scheduler-extender " << SX_VERSION << " serving on http://"
-              << endpoint.address().to_string() << ":" << endpoint.port() << "; "
+  SX_LOG_INFO << "scheduler-extender " << SX_VERSION << " serving on "
+              << (serverOptions.tls ? "https://" : "http://") << endpoint.address().to_string()
+              << ":" << endpoint.port() << (mutualTls ? " (mutual TLS)" : "") << "; "
               << describeProfile(*framework);
 
   // Serving first, loading second: /healthz answers and /readyz says 503 meanwhile.
@@ -147,7 +160,7 @@ int serve(const Options& options) {
   SX_LOG_INFO << "received " << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
               << ", draining in-flight requests";
   ready.store(false);
-  const std::size_t unanswered = server.drain(std::chrono::seconds(10));
+  const std::size_t unanswered = server.drain(std::chrono::seconds(options.shutdownGraceSeconds));
   if (unanswered > 0) {
     SX_LOG_WARNING << unanswered << " request(s) unanswered when the grace period ran out";
   }

@@ -18,17 +18,31 @@ HttpServer::HttpServer(const HttpServerOptions& options, Router router)
                       options.maxBodyBytes,
                       {0},
                       // Enough to keep every compute thread busy with a short queue behind.
-                      static_cast<std::size_t>(options.computeThreads) * 8} {}
+                      static_cast<std::size_t>(options.computeThreads) * 8},
+      certificateCheck_(ioc_) {}
 
 HttpServer::~HttpServer() { stop(); }
 
 void HttpServer::start() {
   const net::ip::tcp::endpoint endpoint{net::ip::make_address(options_.host), options_.port};
-  listener_ = std::make_shared<Listener>(ioc_, endpoint, sessionContext_);
+  listener_ = std::make_shared<Listener>(ioc_, endpoint, sessionContext_, options_.tls.get());
   listener_->run();
+  if (options_.tls) scheduleCertificateCheck();
   for (int i = 0; i < options_.ioThreads; ++i) {
     ioThreads_.emplace_back([this] { ioc_.run(); });
   }
+}
+
+// Rotated certificates are picked up within this long.
+constexpr std::chrono::seconds kCertificateCheckInterval{10};
+
+void HttpServer::scheduleCertificateCheck() {
+  certificateCheck_.expires_after(kCertificateCheckInterval);
+  certificateCheck_.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;  // stopping
+    options_.tls->reloadIfChanged();
+    scheduleCertificateCheck();
+  });
 }
 
 net::ip::tcp::endpoint HttpServer::localEndpoint() const { return listener_->localEndpoint(); }

@@ -2,6 +2,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <cstddef>
@@ -12,7 +13,8 @@
 #include <vector>
 
 #include "server/router.hpp"
-#include "server/session.hpp"
+#include "server/session_context.hpp"
+#include "server/tls_context.hpp"
 
 namespace server {
 
@@ -24,6 +26,7 @@ struct HttpServerOptions {
   std::size_t maxBodyBytes = 128u << 20;
   int ioThreads = 2;
   int computeThreads = 2;
+  std::shared_ptr<TlsContextProvider> tls;  // null: plain HTTP
 };
 
 // The HTTP edge: I/O threads running the listener and the sessions, and a compute pool for
@@ -47,6 +50,7 @@ class HttpServer {
 
  private:
   void stop();
+  void scheduleCertificateCheck();
 
   HttpServerOptions options_;
   Router router_;
@@ -54,6 +58,7 @@ class HttpServer {
   boost::asio::thread_pool compute_;
   SessionContext sessionContext_;
   std::shared_ptr<Listener> listener_;
+  boost::asio::steady_timer certificateCheck_;
   std::vector<std::thread> ioThreads_;
 };
 

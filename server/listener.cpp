@@ -5,14 +5,17 @@
 #include <boost/beast/core/bind_handler.hpp>
 
 #include "server/logging.hpp"
+#include "server/plain_session.hpp"
+#include "server/tls_session.hpp"
 
 namespace server {
 
 namespace net = boost::asio;
 using net::ip::tcp;
 
-Listener::Listener(net::io_context& ioc, const tcp::endpoint& endpoint, SessionContext& context)
-    : ioc_(ioc), acceptor_(net::make_strand(ioc)), context_(context) {
+Listener::Listener(net::io_context& ioc, const tcp::endpoint& endpoint, SessionContext& context,
+                   const TlsContextProvider* tls)
+    : ioc_(ioc), acceptor_(net::make_strand(ioc)), context_(context), tls_(tls) {
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(net::socket_base::reuse_address(true));
   acceptor_.bind(endpoint);
@@ -38,8 +41,12 @@ void Listener::onAccept(boost::beast::error_code ec, tcp::socket socket) {
   if (ec) {
     // Out of file descriptors and the like: keep serving the connections we have.
     SX_LOG_WARNING << "accept failed: " << ec.message();
+  } else if (tls_ != nullptr) {
+    std::make_shared<TlsSession>(boost::beast::tcp_stream(std::move(socket)), tls_->current(),
+                                 context_)
+        ->run();
   } else {
-    std::make_shared<Session>(std::move(socket), context_)->run();
+    std::make_shared<PlainSession>(boost::beast::tcp_stream(std::move(socket)), context_)->run();
   }
   doAccept();
 }

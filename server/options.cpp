@@ -21,6 +21,12 @@ Int parseInteger(std::string_view flag, std::string_view text, Int min, Int max)
   return value;
 }
 
+// A duration in whole seconds, written `10s` or `10`.
+int parseSeconds(std::string_view flag, std::string_view text) {
+  if (text.ends_with('s')) text.remove_suffix(1);
+  return parseInteger<int>(flag, text, 0, 3600);
+}
+
 // HOST:PORT, with [v6]:PORT for IPv6 literals.
 void parseListen(std::string_view text, Options& options) {
   const auto colon = text.rfind(':');
@@ -48,6 +54,14 @@ const std::vector<Flag>& flags() {
       {"--cluster-state", true, [](Options& o, std::string_view v) { o.clusterState = v; }},
       {"--kubeconfig", true, [](Options& o, std::string_view v) { o.kubeconfig = v; }},
       {"--config", true, [](Options& o, std::string_view v) { o.config = v; }},
+      {"--tls-cert-file", true, [](Options& o, std::string_view v) { o.tlsCertFile = v; }},
+      {"--tls-private-key-file", true,
+       [](Options& o, std::string_view v) { o.tlsPrivateKeyFile = v; }},
+      {"--client-ca-file", true, [](Options& o, std::string_view v) { o.clientCaFile = v; }},
+      {"--shutdown-grace", true,
+       [](Options& o, std::string_view v) {
+         o.shutdownGraceSeconds = parseSeconds("--shutdown-grace", v);
+       }},
       {"--max-body-bytes", true,
        [](Options& o, std::string_view v) {
          o.maxBodyBytes =
@@ -103,6 +117,12 @@ Options parseOptions(const std::vector<std::string>& args) {
   if (!options.clusterState.empty() && !options.kubeconfig.empty()) {
     throw UsageError("--cluster-state and --kubeconfig: choose one cluster source");
   }
+  if (options.tlsCertFile.empty() != options.tlsPrivateKeyFile.empty()) {
+    throw UsageError("--tls-cert-file and --tls-private-key-file: set both or neither");
+  }
+  if (!options.clientCaFile.empty() && options.tlsCertFile.empty()) {
+    throw UsageError("--client-ca-file: needs --tls-cert-file and --tls-private-key-file");
+  }
   return options;
 }
 
@@ -123,8 +143,16 @@ Cluster source (exactly one):
 Serving:
   --listen HOST:PORT        address to serve on (default 0.0.0.0:8888; port 0 picks
                             a free port, logged at start-up)
+  --tls-cert-file FILE      serve HTTPS (TLS 1.2+) with this certificate chain (PEM);
+                            reloaded when the file changes
+  --tls-private-key-file FILE
+                            the certificate's private key (PEM)
+  --client-ca-file FILE     mutual TLS: client certificates must be signed by this CA;
+                            a client without one gets 401 except on /healthz, /readyz
   --max-body-bytes N        largest request body accepted (default 134217728);
                             larger bodies get 413
+  --shutdown-grace SECONDS  on SIGTERM/SIGINT, how long in-flight requests may take to
+                            finish before the process exits (default 10s)
 
 Framework:
   --config FILE             framework configuration, YAML or JSON (plugins, weights,

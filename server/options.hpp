@@ -22,10 +22,14 @@ inline constexpr std::size_t kDefaultMaxBodyBytes = 128u << 20;
 struct Options {
   std::string listenHost = "0.0.0.0";
   std::uint16_t listenPort = 8888;
-  std::string clusterState;  // --cluster-state
-  std::string kubeconfig;    // --kubeconfig
-  std::string config;        // --config
+  std::string clusterState;       // --cluster-state
+  std::string kubeconfig;         // --kubeconfig
+  std::string config;             // --config
+  std::string tlsCertFile;        // --tls-cert-file
+  std::string tlsPrivateKeyFile;  // --tls-private-key-file
+  std::string clientCaFile;       // --client-ca-file
   std::size_t maxBodyBytes = kDefaultMaxBodyBytes;
+  int shutdownGraceSeconds = 10;  // --shutdown-grace
   int verbosity = 0;
   bool checkConfig = false;  // validate --config, print the effective profile, exit
   bool help = false;

@@ -74,17 +74,18 @@ struct Route {
   std::string_view path;
   http::verb method;
   bool runsFramework;  // needs a synced cache; runs on the compute pool
+  bool probe;          // kubelet calls it without a client certificate
   Answer (*serve)(const RouterContext&, const Request&);
 };
 
 constexpr std::array kRoutes = {
-    Route{"/filter", http::verb::post, true, &filter},
-    Route{"/prioritize", http::verb::post, true, &prioritize},
-    Route{"/preempt", http::verb::post, true, &preempt},
-    Route{"/explain", http::verb::post, true, &explain},
-    Route{"/healthz", http::verb::get, false, &healthz},
-    Route{"/readyz", http::verb::get, false, &readyz},
-    Route{"/metrics", http::verb::get, false, &metrics},
+    Route{"/filter", http::verb::post, true, false, &filter},
+    Route{"/prioritize", http::verb::post, true, false, &prioritize},
+    Route{"/preempt", http::verb::post, true, false, &preempt},
+    Route{"/explain", http::verb::post, true, false, &explain},
+    Route{"/healthz", http::verb::get, false, true, &healthz},
+    Route{"/readyz", http::verb::get, false, true, &readyz},
+    Route{"/metrics", http::verb::get, false, false, &metrics},
 };
 
 std::string_view pathOf(const Request& request) {
@@ -99,7 +100,13 @@ const Route* findRoute(std::string_view path) {
   return nullptr;
 }
 
-Answer serve(const RouterContext& context, const Route* route, const Request& request) {
+Answer serve(const RouterContext& context, const Route* route, const Request& request,
+             const Caller& caller) {
+  if (context.requireClientCertificate && !caller.hasClientCertificate &&
+      (route == nullptr || !route->probe)) {
+    return errorAnswer(http::status::unauthorized,
+                       "a client certificate signed by --client-ca-file is required");
+  }
   if (route == nullptr) {
     return errorAnswer(http::status::not_found,
                        "no such endpoint: " + std::string(pathOf(request)));
@@ -143,10 +150,10 @@ bool Router::runsFramework(const Request& request) {
   return route != nullptr && route->runsFramework;
 }
 
-Response Router::handle(const Request& request) const {
+Response Router::handle(const Request& request, const Caller& caller) const {
   const auto start = std::chrono::steady_clock::now();
   const Route* route = findRoute(pathOf(request));
-  Answer answer = serve(context_, route, request);
+  Answer answer = serve(context_, route, request, caller);
 
   Response response{answer.status, request.version()};
   response.set(http::field::content_type, answer.contentType);

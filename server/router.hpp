@@ -22,6 +22,13 @@ struct RouterContext {
   // True once the cluster source has synced and until draining starts: /readyz and the
   // scheduling endpoints answer 503 otherwise.
   std::function<bool()> ready;
+  // Mutual TLS: every endpoint but the probes answers 401 to a client without a certificate.
+  bool requireClientCertificate = false;
+};
+
+// Who sent a request, as far as the transport knows.
+struct Caller {
+  bool hasClientCertificate = false;
 };
 
 // Maps one request to one response, with no sockets involved, so every endpoint is
@@ -30,7 +37,7 @@ class Router {
  public:
   explicit Router(RouterContext context) : context_(std::move(context)) {}
 
-  Response handle(const Request& request) const;
+  Response handle(const Request& request, const Caller& caller = {}) const;
 
   // Whether the request runs the framework, and so belongs on the compute pool rather than
   // on an I/O thread.

@@ -20,7 +20,8 @@ struct ExampleServer {
   server::HttpServer http;
 
   explicit ExampleServer(std::size_t maxBodyBytes = server::kDefaultMaxBodyBytes)
-      : http({"127.0.0.1", 0, maxBodyBytes, 2, 2}, server::Router(cluster.routerContext())) {
+      : http({"127.0.0.1", 0, maxBodyBytes, 2, 2, nullptr},
+             server::Router(cluster.routerContext())) {
     http.start();
   }
 

@@ -38,6 +38,18 @@ const std::vector<ParseCase> kParseCases = {
      [](const server::Options& o) { return o.listenHost == "::1" && o.listenPort == 8443; }},
     {"verbosity short", {"-v", "4"}, [](const server::Options& o) { return o.verbosity == 4; }},
     {"verbosity klog style", {"--v=2"}, [](const server::Options& o) { return o.verbosity == 2; }},
+    {"TLS files",
+     {"--tls-cert-file", "c.crt", "--tls-private-key-file", "c.key", "--client-ca-file", "ca.crt"},
+     [](const server::Options& o) {
+       return o.tlsCertFile == "c.crt" && o.tlsPrivateKeyFile == "c.key" &&
+              o.clientCaFile == "ca.crt";
+     }},
+    {"shutdown grace with unit",
+     {"--shutdown-grace=5s"},
+     [](const server::Options& o) { return o.shutdownGraceSeconds == 5; }},
+    {"shutdown grace default",
+     {},
+     [](const server::Options& o) { return o.shutdownGraceSeconds == 10; }},
     {"switches",
      {"--check-config", "--help", "--version"},
      [](const server::Options& o) { return o.checkConfig && o.help && o.version; }},
@@ -69,6 +81,15 @@ const std::vector<ErrorCase> kErrorCases = {
      "--max-body-bytes: invalid value \"10MB\": want an integer in [1024, 4294967296]"},
     {"verbosity negative", {"-v", "-1"}, "-v: invalid value \"-1\": want an integer in [0, 10]"},
     {"switch with value", {"--help=yes"}, "--help: takes no value"},
+    {"certificate without key",
+     {"--tls-cert-file", "c.crt"},
+     "--tls-cert-file and --tls-private-key-file: set both or neither"},
+    {"client CA without TLS",
+     {"--client-ca-file", "ca.crt"},
+     "--client-ca-file: needs --tls-cert-file and --tls-private-key-file"},
+    {"shutdown grace not a duration",
+     {"--shutdown-grace", "soon"},
+     "--shutdown-grace: invalid value \"soon\": want an integer in [0, 3600]"},
     {"two cluster sources",
      {"--cluster-state", "a", "--kubeconfig", "b"},
      "--cluster-state and --kubeconfig: choose one cluster source"},
@@ -85,8 +106,10 @@ BOOST_DATA_TEST_CASE(rejects, boost::unit_test::data::make(kErrorCases), c) {
 
 BOOST_AUTO_TEST_CASE(usage_lists_every_flag) {
   const std::string text = server::usage();
-  for (const char* flag : {"--listen", "--cluster-state", "--kubeconfig", "--config",
-                           "--max-body-bytes", "--check-config", "-v N", "--version", "--help"}) {
+  for (const char* flag :
+       {"--listen", "--cluster-state", "--kubeconfig", "--config", "--max-body-bytes",
+        "--check-config", "-v N", "--version", "--help", "--tls-cert-file",
+        "--tls-private-key-file", "--client-ca-file", "--shutdown-grace"}) {
     BOOST_TEST_CONTEXT(flag) { BOOST_TEST(text.find(flag) != std::string::npos); }
   }
 }

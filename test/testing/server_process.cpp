@@ -89,7 +89,7 @@ ServerProcess::ServerProcess(std::vector<std::string> args) {
   pid_ = spawn(std::move(args), &outFd, &stderrFd_);
   close(outFd);
   readLogUntil("] ready");
-  const std::string marker = "serving on http://127.0.0.1:";
+  const std::string marker = "://127.0.0.1:";
   const auto at = log_.find(marker);
   if (at == std::string::npos) throw std::runtime_error("no listen line in log:\n" + log_);
   port_ = static_cast<std::uint16_t>(std::stoi(log_.substr(at + marker.size())));

@@ -1,0 +1,147 @@
+#pragma once
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "server/logging.hpp"
+#include "server/session_context.hpp"
+
+namespace server {
+
+// One HTTP/1.1 connection, whatever carries it, as in Beast's advanced flex server: the
+// plain and the TLS session derive from this (CRTP) and provide `stream()`, `doEof()` and
+// `hasClientCertificate()`. Each message gets a fresh parser with the body limit; framework
+// requests run on the compute pool and the answer comes back to the connection's strand.
+template <class Derived>
+class HttpSession {
+ protected:
+  explicit HttpSession(SessionContext& context) : context_(context) {}
+
+  void doRead() {
+    parser_.emplace();
+    parser_->body_limit(context_.maxBodyBytes);
+    // Room for whole 64 KB reads: with an empty buffer Beast reads 512 bytes at a time,
+    // which turns a 50 MB NodeList into a hundred thousand reads.
+    buffer_.reserve(kReadChunkBytes);
+    boost::beast::get_lowest_layer(derived().stream()).expires_after(context_.idleTimeout);
+    http::async_read_header(
+        derived().stream(), buffer_, *parser_,
+        [self = derived().shared_from_this()](boost::beast::error_code ec, std::size_t) {
+          self->onReadHeader(ec);
+        });
+  }
+
+  SessionContext& context_;
+  boost::beast::flat_buffer buffer_;
+
+ private:
+  Derived& derived() { return static_cast<Derived&>(*this); }
+
+  void onReadHeader(boost::beast::error_code ec) {
+    if (ec) return onRead(ec);
+    // curl sends `Expect: 100-continue` with large bodies and waits a second for the go-ahead.
+    if (boost::beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+      auto proceed =
+          std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
+      return http::async_write(
+          derived().stream(), *proceed,
+          [self = derived().shared_from_this(), proceed](boost::beast::error_code e, std::size_t) {
+            if (e) return self->onRead(e);
+            self->readBody();
+          });
+    }
+    readBody();
+  }
+
+  void readBody() {
+    http::async_read(derived().stream(), buffer_, *parser_,
+                     [self = derived().shared_from_this()](boost::beast::error_code ec,
+                                                           std::size_t) { self->onRead(ec); });
+  }
+
+  void onRead(boost::beast::error_code ec) {
+    namespace net = boost::asio;
+    if (ec == http::error::end_of_stream || ec == boost::beast::error::timeout ||
+        ec == net::error::operation_aborted || ec == net::error::connection_reset ||
+        ec == net::error::eof || ec == net::ssl::error::stream_truncated) {
+      return derived().doEof();
+    }
+    if (ec == http::error::body_limit) {
+      return send(errorResponse(http::status::payload_too_large,
+                                "request body exceeds --max-body-bytes (" +
+                                    std::to_string(context_.maxBodyBytes) + " bytes)",
+                                11, false));
+    }
+    if (ec == http::error::header_limit) {
+      return send(errorResponse(http::status::request_header_fields_too_large,
+                                "request headers too large", 11, false));
+    }
+    if (ec) {
+      // Malformed HTTP: answer once, then close, since the stream's framing is lost.
+      return send(errorResponse(http::status::bad_request,
+                                "malformed HTTP request: " + ec.message(), 11, false));
+    }
+    context_.requestsInFlight.fetch_add(1);
+    requestCounted_ = true;
+    dispatch(parser_->release());
+  }
+
+  void dispatch(Request request) {
+    const Caller caller{derived().hasClientCertificate()};
+    if (!Router::runsFramework(request)) return send(context_.router.handle(request, caller));
+
+    if (context_.computeInFlight.fetch_add(1) >= context_.maxComputeInFlight) {
+      context_.computeInFlight.fetch_sub(1);
+      auto response =
+          errorResponse(http::status::service_unavailable, "too many requests in flight, retry",
+                        request.version(), request.keep_alive());
+      response.set(http::field::retry_after, "1");
+      return send(std::move(response));
+    }
+    // The framework's CPU work runs on the compute pool so that the I/O threads keep
+    // accepting, reading and answering health checks; the answer comes back to the strand.
+    boost::asio::post(context_.compute, [self = derived().shared_from_this(),
+                                         request = std::move(request), caller]() {
+      Response response = self->context_.router.handle(request, caller);
+      self->context_.computeInFlight.fetch_sub(1);
+      auto& stream = self->stream();
+      boost::asio::post(stream.get_executor(), [self, response = std::move(response)]() mutable {
+        self->send(std::move(response));
+      });
+    });
+  }
+
+  void send(Response response) {
+    if (context_.draining.load()) response.keep_alive(false);
+    const bool keepAlive = response.keep_alive();
+    boost::beast::get_lowest_layer(derived().stream()).expires_after(context_.idleTimeout);
+    boost::beast::async_write(
+        derived().stream(), http::message_generator(std::move(response)),
+        [self = derived().shared_from_this(), keepAlive](boost::beast::error_code ec, std::size_t) {
+          self->onWrite(keepAlive, ec);
+        });
+  }
+
+  void onWrite(bool keepAlive, boost::beast::error_code ec) {
+    if (requestCounted_) {
+      requestCounted_ = false;
+      context_.requestsInFlight.fetch_sub(1);
+    }
+    if (ec) {
+      SX_LOG_V(2) << "write failed: " << ec.message();
+      return derived().doEof();
+    }
+    if (!keepAlive) return derived().doEof();
+    doRead();
+  }
+
+  std::optional<http::request_parser<http::string_body>> parser_;
+  bool requestCounted_ = false;  // a request read is awaiting its answer (for the drain)
+};
+
+}  // namespace server

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <atomic>
+#include <boost/asio/thread_pool.hpp>
+#include <chrono>
+#include <cstddef>
+
+#include "server/router.hpp"
+
+namespace server {
+
+// Beast's HTTP reads take at most 64 KB at a time.
+inline constexpr std::size_t kReadChunkBytes = 64 * 1024;
+
+// What every connection shares: the router, the compute pool and the admission counters.
+struct SessionContext {
+  const Router& router;
+  boost::asio::thread_pool& compute;
+  std::size_t maxBodyBytes;
+  // Framework requests queued or running on the compute pool, and the most allowed before
+  // new ones get 503 + Retry-After instead of an unbounded queue.
+  std::atomic<std::size_t> computeInFlight{0};
+  std::size_t maxComputeInFlight;
+  // Requests read and not yet answered, for the graceful drain.
+  std::atomic<std::size_t> requestsInFlight{0};
+  std::atomic<bool> draining{false};
+  std::chrono::seconds idleTimeout{60};
+};
+
+}  // namespace server

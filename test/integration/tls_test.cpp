@@ -1,0 +1,178 @@
+// HTTPS and mutual TLS on the real server object, with the PKI in test/data/pki.
+#include <openssl/ssl.h>
+
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <ostream>
+
+#include "server/http_server.hpp"
+#include "server/tls_context.hpp"
+#include "test/testing/example_cluster.hpp"
+#include "test/testing/tls_client.hpp"
+
+namespace {
+
+using testing::pkiFile;
+using testing::TlsClient;
+using testing::TlsClientOptions;
+
+struct TlsServer {
+  testing::ExampleCluster cluster;
+  std::shared_ptr<server::TlsContextProvider> tls;
+  std::unique_ptr<server::HttpServer> http;
+
+  explicit TlsServer(server::TlsFiles files)
+      : tls(std::make_shared<server::TlsContextProvider>(std::move(files))) {
+    auto context = cluster.routerContext();
+    context.requireClientCertificate = tls->requiresClientCertificate();
+    http = std::make_unique<server::HttpServer>(
+        server::HttpServerOptions{"127.0.0.1", 0, 1u << 20, 2, 2, tls},
+        server::Router(std::move(context)));
+    http->start();
+  }
+
+  std::uint16_t port() const { return http->localEndpoint().port(); }
+};
+
+server::TlsFiles serverFiles(std::string clientCa = "") {
+  return {pkiFile("server.crt"), pkiFile("server.key"), std::move(clientCa)};
+}
+
+TlsClientOptions trusting() { return {pkiFile("ca.crt"), "", "", {}, 0}; }
+
+TlsClientOptions withCertificate(const std::string& name) {
+  return {pkiFile("ca.crt"), pkiFile(name + ".crt"), pkiFile(name + ".key"), {}, 0};
+}
+
+std::string filterBody() { return testing::readSourceFile("examples/requests/filter-names.json"); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(tls)
+
+BOOST_AUTO_TEST_CASE(serves_https) {
+  TlsServer server(serverFiles());
+  TlsClient client(server.port(), trusting());
+  BOOST_TEST(client.serverCommonName() == "scheduler-extender");
+  const auto reply = client.post("/filter", filterBody());
+  BOOST_TEST(reply.status == 200u);
+  BOOST_TEST(reply.body.find("\"node-b2\":\"node(s) didn't satisfy existing pods") !=
+             std::string::npos);
+  // Keep-alive over TLS: a second request on the same connection.
+  BOOST_TEST(client.get("/healthz").status == 200u);
+}
+
+// kube-scheduler's Go client offers h2 first; the server must settle on HTTP/1.1.
+BOOST_AUTO_TEST_CASE(alpn_answers_http_1_1_to_a_client_offering_h2) {
+  TlsServer server(serverFiles());
+  auto options = trusting();
+  options.alpn = {"h2", "http/1.1"};
+  TlsClient client(server.port(), options);
+  BOOST_TEST(client.negotiatedProtocol() == "http/1.1");
+  BOOST_TEST(client.get("/healthz").status == 200u);
+}
+
+BOOST_AUTO_TEST_CASE(refuses_tls_1_1) {
+  TlsServer server(serverFiles());
+  auto options = trusting();
+  options.maxProtocolVersion = TLS1_1_VERSION;
+  BOOST_CHECK_THROW(TlsClient(server.port(), options), boost::system::system_error);
+}
+
+struct MutualTlsCase {
+  std::string name;
+  std::string clientCertificate;  // empty: none
+  std::string target;
+  unsigned wantStatus;
+};
+std::ostream& operator<<(std::ostream& out, const MutualTlsCase& c) { return out << c.name; }
+
+const std::vector<MutualTlsCase> kMutualTlsCases = {
+    {"client certificate reaches filter", "client", "/filter", 200},
+    {"client certificate reaches metrics", "client", "/metrics", 200},
+    {"no certificate gets 401 on filter", "", "/filter", 401},
+    {"no certificate gets 401 on explain", "", "/explain", 401},
+    {"no certificate gets 401 on metrics", "", "/metrics", 401},
+    {"no certificate gets 401 on an unknown path", "", "/nope", 401},
+    {"kubelet's liveness probe needs no certificate", "", "/healthz", 200},
+    {"kubelet's readiness probe needs no certificate", "", "/readyz", 200},
+};
+
+BOOST_DATA_TEST_CASE(mutual_tls, boost::unit_test::data::make(kMutualTlsCases), c) {
+  TlsServer server(serverFiles(pkiFile("ca.crt")));
+  TlsClient client(server.port(),
+                   c.clientCertificate.empty() ? trusting() : withCertificate(c.clientCertificate));
+  const auto reply = c.target == "/filter" || c.target == "/explain"
+                         ? client.post(c.target, filterBody())
+                         : client.get(c.target);
+  BOOST_TEST(reply.status == c.wantStatus);
+  if (c.wantStatus == 401u) {
+    BOOST_TEST(reply.body ==
+               R"({"error":"a client certificate signed by --client-ca-file is required"})");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(mutual_tls_refuses_a_foreign_client_certificate) {
+  TlsServer server(serverFiles(pkiFile("ca.crt")));
+  // TLS 1.3 reports the refusal on the first read rather than in the handshake.
+  const auto attempt = [&] {
+    TlsClient client(server.port(), withCertificate("foreign-client"));
+    return client.get("/healthz");
+  };
+  BOOST_CHECK_THROW(attempt(), boost::system::system_error);
+}
+
+// cert-manager rewrites the files in place; new connections get the new certificate, open
+// ones keep theirs.
+BOOST_AUTO_TEST_CASE(reloads_a_rotated_certificate) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("sx-tls-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto install = [&](const std::string& name) {
+    for (const char* ext : {".crt", ".key"}) {
+      const auto target = dir / (std::string("tls") + ext);
+      std::filesystem::copy_file(pkiFile(name + ext), target,
+                                 std::filesystem::copy_options::overwrite_existing);
+    }
+  };
+  install("server");
+  TlsServer server({(dir / "tls.crt").string(), (dir / "tls.key").string(), ""});
+  TlsClient before(server.port(), trusting());
+  BOOST_TEST(before.serverCommonName() == "scheduler-extender");
+
+  BOOST_TEST(!server.tls->reloadIfChanged());
+  install("server-rotated");
+  // The modification time must move even on a coarse clock.
+  for (const char* ext : {".crt", ".key"}) {
+    const auto file = dir / (std::string("tls") + ext);
+    std::filesystem::last_write_time(
+        file, std::filesystem::last_write_time(file) + std::chrono::seconds(5));
+  }
+  BOOST_TEST(server.tls->reloadIfChanged());
+
+  TlsClient after(server.port(), trusting());
+  BOOST_TEST(after.serverCommonName() == "scheduler-extender rotated");
+  BOOST_TEST(before.get("/healthz").status == 200u);
+  std::filesystem::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(startup_errors_name_the_flag_and_file) {
+  const auto message = [](server::TlsFiles files) -> std::string {
+    try {
+      server::TlsContextProvider provider(std::move(files));
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  BOOST_TEST(message({"/nonexistent.crt", pkiFile("server.key"), ""})
+                 .starts_with("--tls-cert-file /nonexistent.crt: "));
+  BOOST_TEST(message({pkiFile("server.crt"), pkiFile("client.key"), ""}) ==
+             "--tls-private-key-file " + pkiFile("client.key") +
+                 ": key values mismatch (x509 certificate routines)");
+  BOOST_TEST(message({pkiFile("server.crt"), pkiFile("server.key"), "/nonexistent-ca.crt"})
+                 .starts_with("--client-ca-file /nonexistent-ca.crt: "));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
