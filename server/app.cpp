@@ -134,7 +134,8 @@ int serve(const Options& options) {
 
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   HttpServerOptions serverOptions{
-      options.listenHost, options.listenPort, options.maxBodyBytes, 2, cpus, loadTls(options)};
+      options.listenHost, options.listenPort,    options.maxBodyBytes, 2, cpus,
+      loadTls(options),   options.maxConnections};
   const bool mutualTls = serverOptions.tls && serverOptions.tls->requiresClientCertificate();
   HttpServer server(serverOptions, Router({scheduler, *cache, metrics,
                                            [&ready] { return ready.load(); }, mutualTls}));

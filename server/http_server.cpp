@@ -19,7 +19,9 @@ HttpServer::HttpServer(const HttpServerOptions& options, Router router)
                       {0},
                       // Enough to keep every compute thread busy with a short queue behind.
                       static_cast<std::size_t>(options.computeThreads) * 8},
-      certificateCheck_(ioc_) {}
+      certificateCheck_(ioc_) {
+  sessionContext_.maxConnections = options.maxConnections;
+}
 
 HttpServer::~HttpServer() { stop(); }
 

@@ -27,6 +27,7 @@ struct HttpServerOptions {
   int ioThreads = 2;
   int computeThreads = 2;
   std::shared_ptr<TlsContextProvider> tls;  // null: plain HTTP
+  std::size_t maxConnections = 4096;
 };
 
 // The HTTP edge: I/O threads running the listener and the sessions, and a compute pool for

@@ -20,7 +20,12 @@ namespace server {
 template <class Derived>
 class HttpSession {
  protected:
-  explicit HttpSession(SessionContext& context) : context_(context) {}
+  explicit HttpSession(SessionContext& context) : context_(context) {
+    context_.connections.fetch_add(1);
+  }
+  ~HttpSession() { context_.connections.fetch_sub(1); }
+  HttpSession(const HttpSession&) = delete;
+  HttpSession& operator=(const HttpSession&) = delete;
 
   void doRead() {
     parser_.emplace();

@@ -13,9 +13,15 @@ namespace server {
 namespace net = boost::asio;
 using net::ip::tcp;
 
+constexpr std::chrono::milliseconds kAcceptRetry{100};
+
 Listener::Listener(net::io_context& ioc, const tcp::endpoint& endpoint, SessionContext& context,
                    const TlsContextProvider* tls)
-    : ioc_(ioc), acceptor_(net::make_strand(ioc)), context_(context), tls_(tls) {
+    : ioc_(ioc),
+      acceptor_(net::make_strand(ioc)),
+      context_(context),
+      tls_(tls),
+      retry_(acceptor_.get_executor()) {
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(net::socket_base::reuse_address(true));
   acceptor_.bind(endpoint);
@@ -27,6 +33,7 @@ void Listener::run() { doAccept(); }
 void Listener::close() {
   net::dispatch(acceptor_.get_executor(), [self = shared_from_this()]() {
     boost::system::error_code ignored;
+    self->retry_.cancel();
     self->acceptor_.close(ignored);
   });
 }
@@ -39,8 +46,20 @@ void Listener::doAccept() {
 void Listener::onAccept(boost::beast::error_code ec, tcp::socket socket) {
   if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;  // closed
   if (ec) {
-    // Out of file descriptors and the like: keep serving the connections we have.
-    SX_LOG_WARNING << "accept failed: " << ec.message();
+    // Out of file descriptors and the like: keep serving the connections we have, and pause
+    // rather than spin on an error that repeats until some connection closes.
+    SX_LOG_WARNING << "accept failed, pausing " << kAcceptRetry.count() << "ms: " << ec.message();
+    retry_.expires_after(kAcceptRetry);
+    retry_.async_wait([self = shared_from_this()](boost::system::error_code e) {
+      if (!e) self->doAccept();
+    });
+    return;
+  }
+  if (context_.connections.load() >= context_.maxConnections) {
+    SX_LOG_V(2) << "closing a new connection: " << context_.maxConnections
+                << " connections open (--max-connections)";
+    boost::system::error_code ignored;
+    socket.close(ignored);
   } else if (tls_ != nullptr) {
     std::make_shared<TlsSession>(boost::beast::tcp_stream(std::move(socket)), tls_->current(),
                                  context_)

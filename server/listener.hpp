@@ -2,6 +2,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/error.hpp>
 #include <memory>
 
@@ -31,6 +32,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
   boost::asio::ip::tcp::acceptor acceptor_;
   SessionContext& context_;
   const TlsContextProvider* tls_;
+  boost::asio::steady_timer retry_;  // after an accept error
 };
 
 }  // namespace server

@@ -62,6 +62,10 @@ const std::vector<Flag>& flags() {
        [](Options& o, std::string_view v) {
          o.shutdownGraceSeconds = parseSeconds("--shutdown-grace", v);
        }},
+      {"--max-connections", true,
+       [](Options& o, std::string_view v) {
+         o.maxConnections = parseInteger<std::size_t>("--max-connections", v, 1, 1000000);
+       }},
       {"--max-body-bytes", true,
        [](Options& o, std::string_view v) {
          o.maxBodyBytes =
@@ -151,6 +155,8 @@ Serving:
                             a client without one gets 401 except on /healthz, /readyz
   --max-body-bytes N        largest request body accepted (default 134217728);
                             larger bodies get 413
+  --max-connections N       open connections accepted at once; more are closed on
+                            accept (default 4096)
   --shutdown-grace SECONDS  on SIGTERM/SIGINT, how long in-flight requests may take to
                             finish before the process exits (default 10s)
 

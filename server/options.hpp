@@ -29,7 +29,8 @@ struct Options {
   std::string tlsPrivateKeyFile;  // --tls-private-key-file
   std::string clientCaFile;       // --client-ca-file
   std::size_t maxBodyBytes = kDefaultMaxBodyBytes;
-  int shutdownGraceSeconds = 10;  // --shutdown-grace
+  int shutdownGraceSeconds = 10;      // --shutdown-grace
+  std::size_t maxConnections = 4096;  // --max-connections
   int verbosity = 0;
   bool checkConfig = false;  // validate --config, print the effective profile, exit
   bool help = false;

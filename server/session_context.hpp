@@ -24,6 +24,10 @@ struct SessionContext {
   // Requests read and not yet answered, for the graceful drain.
   std::atomic<std::size_t> requestsInFlight{0};
   std::atomic<bool> draining{false};
+  // Open connections, and the most accepted: more are closed on accept, so idle or slow
+  // clients cannot exhaust file descriptors or memory.
+  std::atomic<std::size_t> connections{0};
+  std::size_t maxConnections = 4096;
   std::chrono::seconds idleTimeout{60};
 };
 

@@ -19,8 +19,9 @@ struct ExampleServer {
   testing::ExampleCluster cluster;
   server::HttpServer http;
 
-  explicit ExampleServer(std::size_t maxBodyBytes = server::kDefaultMaxBodyBytes)
-      : http({"127.0.0.1", 0, maxBodyBytes, 2, 2, nullptr},
+  explicit ExampleServer(std::size_t maxBodyBytes = server::kDefaultMaxBodyBytes,
+                         std::size_t maxConnections = 4096)
+      : http({"127.0.0.1", 0, maxBodyBytes, 2, 2, nullptr, maxConnections},
              server::Router(cluster.routerContext())) {
     http.start();
   }
@@ -165,6 +166,18 @@ BOOST_AUTO_TEST_CASE(concurrent_clients_get_the_same_answers) {
   }
   for (auto& t : clients) t.join();
   BOOST_TEST(wrong.load() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(connections_past_the_cap_are_closed_on_accept) {
+  ExampleServer server(server::kDefaultMaxBodyBytes, 2);
+  testing::HttpClient first(server.port());
+  testing::HttpClient second(server.port());
+  // An answer on each proves both sessions exist before the third arrives.
+  BOOST_TEST(first.get("/healthz").status == 200u);
+  BOOST_TEST(second.get("/healthz").status == 200u);
+  testing::HttpClient third(server.port());
+  BOOST_TEST(third.closedByServer());
+  BOOST_TEST(first.get("/healthz").status == 200u);
 }
 
 BOOST_AUTO_TEST_CASE(drain_answers_requests_already_read) {

@@ -47,6 +47,9 @@ const std::vector<ParseCase> kParseCases = {
     {"shutdown grace with unit",
      {"--shutdown-grace=5s"},
      [](const server::Options& o) { return o.shutdownGraceSeconds == 5; }},
+    {"connection cap",
+     {"--max-connections", "100"},
+     [](const server::Options& o) { return o.maxConnections == 100; }},
     {"shutdown grace default",
      {},
      [](const server::Options& o) { return o.shutdownGraceSeconds == 10; }},
@@ -109,7 +112,7 @@ BOOST_AUTO_TEST_CASE(usage_lists_every_flag) {
   for (const char* flag :
        {"--listen", "--cluster-state", "--kubeconfig", "--config", "--max-body-bytes",
         "--check-config", "-v N", "--version", "--help", "--tls-cert-file",
-        "--tls-private-key-file", "--client-ca-file", "--shutdown-grace"}) {
+        "--tls-private-key-file", "--client-ca-file", "--shutdown-grace", "--max-connections"}) {
     BOOST_TEST_CONTEXT(flag) { BOOST_TEST(text.find(flag) != std::string::npos); }
   }
 }
