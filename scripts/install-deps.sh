@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages the build and the tests need, skipping those present.
+# With --hardening, also clang and its sanitizer/libFuzzer runtime for scripts/hardening.sh.
 # Boost must be 1.81 or newer: Debian 12 ships it as libboost1.81-dev (its default
 # libboost-dev is 1.74); Ubuntu 24.04's default libboost-dev (1.83) is new enough.
 set -euo pipefail
 
 packages=(g++ cmake ninja-build rapidjson-dev libssl-dev libyaml-cpp-dev curl python3)
+[ "${1:-}" = "--hardening" ] && packages+=(clang)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
@@ -16,17 +18,27 @@ if { installed libboost1.81-dev && installed libboost-test1.81-dev; } ||
      dpkg --compare-versions "$(dpkg-query -W -f='${Version}' libboost-dev)" ge 1.81; }; then
   boost_present=true
 fi
-[ ${#missing[@]} -eq 0 ] && $boost_present && exit 0
-
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
-$sudo apt-get update -qq
-if ! $boost_present; then
-  if apt-cache show libboost1.81-dev >/dev/null 2>&1; then
-    missing+=(libboost1.81-dev libboost-test1.81-dev)
-  else
-    missing+=(libboost-dev libboost-test-dev)
+apt_install() {
+  echo "installing: $*" >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
+}
+
+if [ ${#missing[@]} -gt 0 ] || ! $boost_present; then
+  $sudo apt-get update -qq
+  if ! $boost_present; then
+    if apt-cache show libboost1.81-dev >/dev/null 2>&1; then
+      missing+=(libboost1.81-dev libboost-test1.81-dev)
+    else
+      missing+=(libboost-dev libboost-test-dev)
+    fi
   fi
+  apt_install "${missing[@]}"
 fi
-echo "installing: ${missing[*]}" >&2
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+if [ "${1:-}" = "--hardening" ]; then
+  # libFuzzer and the sanitizer runtimes ship apart from clang, versioned like it.
+  rt="libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
+  installed "$rt" || { $sudo apt-get update -qq; apt_install "$rt"; }
+fi

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# CI's hardening runs, after the plain suite: the suite under ASan+UBSan and under TSan (each
+# in its own build directory), then every fuzz target under libFuzzer for a bounded time,
+# seeded from examples/ and test/fuzz/regressions/. A fuzzer finding fails the run and
+# leaves the input in build-fuzz/findings/: copy it into test/fuzz/regressions/<target>/
+# with a name saying what it is, fix the bug, and the suite replays it from then on.
+#   FUZZ_SECONDS   time per fuzz target (default 20)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+fuzz_seconds=${FUZZ_SECONDS:-20}
+# Fast to compile, symbols enough for sanitizer reports.
+debug=(-G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1")
+
+for sanitizer in address,undefined thread; do
+  dir=build-${sanitizer//,/-}
+  echo "== suite under -fsanitize=$sanitizer ($dir)"
+  cmake -S . -B "$dir" "${debug[@]}" -DSX_SANITIZE="$sanitizer" >/dev/null
+  cmake --build "$dir" --parallel "$jobs"
+  ctest --test-dir "$dir" --output-on-failure --parallel "$jobs"
+done
+
+targets=(extender_args extender_preemption_args cluster_state_list configuration)
+echo "== fuzzing each target for ${fuzz_seconds}s (build-fuzz)"
+cmake -S . -B build-fuzz "${debug[@]}" -DCMAKE_CXX_COMPILER=clang++ -DSX_BUILD_FUZZERS=ON \
+  -DSX_SANITIZE=address,undefined >/dev/null
+cmake --build build-fuzz --parallel "$jobs" --target "${targets[@]/%/_fuzzer}"
+mkdir -p build-fuzz/findings
+for target in "${targets[@]}"; do
+  corpus=build-fuzz/corpus/$target
+  mkdir -p "$corpus"
+  case $target in
+    extender_args) cp examples/requests/filter-*.json examples/requests/prioritize-*.json "$corpus" ;;
+    extender_preemption_args) cp examples/requests/preempt-*.json "$corpus" ;;
+    cluster_state_list) cp examples/cluster-state.json "$corpus" ;;
+    configuration) cp examples/config.yaml "$corpus" ;;
+  esac
+  cp test/fuzz/regressions/"$target"/* "$corpus"
+  build-fuzz/test/"${target}"_fuzzer -max_total_time="$fuzz_seconds" -max_len=65536 \
+    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix=build-fuzz/findings/"$target"- "$corpus" 2>&1 | tail -n 12
+done

@@ -1,0 +1,70 @@
+#include "test/fuzz/targets.hpp"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "scheduling/api/decode_error.hpp"
+#include "scheduling/api/json/extender_codec.hpp"
+#include "scheduling/api/json/list_reader.hpp"
+#include "scheduling/config/configuration.hpp"
+
+namespace fuzz {
+namespace {
+
+std::string_view asText(const std::uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+}  // namespace
+
+int extenderArgs(const std::uint8_t* data, std::size_t size) {
+  try {
+    const auto args = scheduling::api::json::decodeExtenderArgs(asText(data, size));
+    // Echo what was decoded, as /filter does, so the raw Node slices are exercised too.
+    scheduling::api::ExtenderFilterResult result;
+    if (args.nodes) {
+      result.nodes.emplace();
+      for (const auto& node : *args.nodes) result.nodes->push_back(node.raw);
+    } else {
+      result.nodeNames = args.nodeNames.value_or(std::vector<std::string>{});
+    }
+    scheduling::api::json::encode(result);
+  } catch (const scheduling::api::DecodeError&) {
+  }
+  return 0;
+}
+
+int extenderPreemptionArgs(const std::uint8_t* data, std::size_t size) {
+  try {
+    scheduling::api::json::decodeExtenderPreemptionArgs(asText(data, size));
+  } catch (const scheduling::api::DecodeError&) {
+  }
+  return 0;
+}
+
+int clusterStateList(const std::uint8_t* data, std::size_t size) {
+  std::string copy(asText(data, size));
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(fmemopen(copy.data(), copy.size(), "rb"),
+                                                       &std::fclose);
+  if (!file) return 0;  // fmemopen refuses empty buffers
+  scheduling::api::json::ListVisitor visitor;
+  visitor.node = [](scheduling::api::Node&&) {};
+  visitor.pod = [](scheduling::api::Pod&&) {};
+  visitor.ns = [](scheduling::api::Namespace&&) {};
+  try {
+    scheduling::api::json::readList(file.get(), "fuzz", visitor);
+  } catch (const scheduling::api::DecodeError&) {
+  }
+  return 0;
+}
+
+int configuration(const std::uint8_t* data, std::size_t size) {
+  try {
+    scheduling::config::parseConfiguration(std::string(asText(data, size)), "fuzz");
+  } catch (const scheduling::config::ConfigError&) {
+  }
+  return 0;
+}
+
+}  // namespace fuzz
