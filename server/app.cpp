@@ -128,8 +128,9 @@ int serve(const Options& options) {
 
   const sigset_t signals = blockTerminationSignals();
   auto cache = std::make_shared<scheduling::cache::Cache>();
+  Metrics metrics;  // outlives the scheduler, whose plugins report to it
+  framework->setMetricsRecorder(metrics);
   scheduling::Scheduler scheduler(framework, cache);
-  Metrics metrics;
   std::atomic<bool> ready{false};
 
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

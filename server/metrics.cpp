@@ -5,8 +5,8 @@
 namespace server {
 namespace {
 
-// Shortest round-trip form is not needed: %g keeps bucket bounds readable (0.00025, not
-// 0.00025000000000000001) and sums precise to the microsecond.
+// %g keeps bucket bounds readable (0.00025, not 0.00025000000000000001) and sums precise to
+// the microsecond.
 void appendNumber(std::string& out, double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.12g", value);
@@ -19,42 +19,65 @@ void appendHeader(std::string& out, std::string_view name, std::string_view type
   out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
 }
 
+void appendGauge(std::string& out, std::string_view name, std::string_view help,
+                 std::size_t value) {
+  appendHeader(out, name, "gauge", help);
+  out.append(name).append(" ").append(std::to_string(value)).append("\n");
+}
+
 }  // namespace
 
 void Histogram::observe(double seconds) {
   for (std::size_t i = 0; i < kDurationBuckets.size(); ++i) {
     if (seconds <= kDurationBuckets[i]) {
-      ++buckets_[i];
+      buckets_[i].fetch_add(1, std::memory_order_relaxed);
       break;
     }
   }
-  ++count_;
-  sum_ += seconds;
+  count_.fetch_add(1, std::memory_order_relaxed);
+  sumNanoseconds_.fetch_add(static_cast<std::uint64_t>(seconds * 1e9), std::memory_order_relaxed);
 }
 
 void Histogram::render(std::string& out, std::string_view name, std::string_view labels) const {
+  // Read once: a scrape racing with observations may be off by the few in flight, never
+  // inconsistent within itself (+Inf equals the count rendered).
+  const std::uint64_t count = count_.load(std::memory_order_relaxed);
   std::uint64_t cumulative = 0;
   for (std::size_t i = 0; i < kDurationBuckets.size(); ++i) {
-    cumulative += buckets_[i];
+    cumulative += buckets_[i].load(std::memory_order_relaxed);
     out.append(name).append("_bucket{").append(labels).append(",le=\"");
     appendNumber(out, kDurationBuckets[i]);
-    out.append("\"} ").append(std::to_string(cumulative)).append("\n");
+    out.append("\"} ").append(std::to_string(std::min(cumulative, count))).append("\n");
   }
   out.append(name).append("_bucket{").append(labels).append(",le=\"+Inf\"} ");
-  out.append(std::to_string(count_)).append("\n");
+  out.append(std::to_string(count)).append("\n");
   out.append(name).append("_sum{").append(labels).append("} ");
-  appendNumber(out, sum_);
+  appendNumber(out, static_cast<double>(sumNanoseconds_.load(std::memory_order_relaxed)) / 1e9);
   out.append("\n");
   out.append(name).append("_count{").append(labels).append("} ");
-  out.append(std::to_string(count_)).append("\n");
+  out.append(std::to_string(count)).append("\n");
 }
 
 void Metrics::observeRequest(std::string_view endpoint, unsigned code, double seconds) {
+  Histogram* histogram = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    ++requests_[{std::string(endpoint), code}];
+    auto it = requestDurations_.find(endpoint);
+    if (it == requestDurations_.end()) {
+      it = requestDurations_.emplace(std::string(endpoint), std::make_unique<Histogram>()).first;
+    }
+    histogram = it->second.get();
+  }
+  histogram->observe(seconds);
+}
+
+scheduling::framework::runtime::DurationObserver& Metrics::pluginDuration(
+    std::string_view plugin, std::string_view extensionPoint) {
   std::lock_guard lock(mutex_);
-  ++requests_[{std::string(endpoint), code}];
-  auto it = durations_.find(endpoint);
-  if (it == durations_.end()) it = durations_.emplace(std::string(endpoint), Histogram{}).first;
-  it->second.observe(seconds);
+  auto& histogram = pluginDurations_[{std::string(plugin), std::string(extensionPoint)}];
+  if (!histogram) histogram = std::make_unique<Histogram>();
+  return *histogram;
 }
 
 std::string Metrics::render(const CacheSizes& cache) const {
@@ -62,12 +85,9 @@ std::string Metrics::render(const CacheSizes& cache) const {
   appendHeader(out, "scheduler_extender_build_info", "gauge",
                "A metric with a constant '1' value labeled by the extender's version.");
   out.append("scheduler_extender_build_info{version=\"" SX_VERSION "\"} 1\n");
-
-  appendHeader(out, "scheduler_extender_cache_nodes", "gauge", "Nodes in the cache.");
-  out.append("scheduler_extender_cache_nodes ").append(std::to_string(cache.nodes)).append("\n");
-  appendHeader(out, "scheduler_extender_cache_pods", "gauge",
-               "Pods that count on a node: assigned and neither Succeeded nor Failed.");
-  out.append("scheduler_extender_cache_pods ").append(std::to_string(cache.pods)).append("\n");
+  appendGauge(out, "scheduler_extender_cache_nodes", "Nodes in the cache.", cache.nodes);
+  appendGauge(out, "scheduler_extender_cache_pods",
+              "Pods that count on a node: assigned and neither Succeeded nor Failed.", cache.pods);
 
   std::lock_guard lock(mutex_);
   appendHeader(out, "scheduler_extender_requests_total", "counter",
@@ -79,10 +99,23 @@ std::string Metrics::render(const CacheSizes& cache) const {
   }
   appendHeader(out, "scheduler_extender_request_duration_seconds", "histogram",
                "Time from a request's last byte read to its answer, by endpoint.");
-  for (const auto& [endpoint, histogram] : durations_) {
-    histogram.render(out, "scheduler_extender_request_duration_seconds",
-                     "endpoint=\"" + endpoint + "\"");
+  for (const auto& [endpoint, histogram] : requestDurations_) {
+    histogram->render(out, "scheduler_extender_request_duration_seconds",
+                      "endpoint=\"" + endpoint + "\"");
   }
+  appendHeader(out, "scheduler_extender_plugin_duration_seconds", "histogram",
+               "Duration of one plugin call, by plugin and extension point (Filter and Score "
+               "once per node).");
+  for (const auto& [key, histogram] : pluginDurations_) {
+    histogram->render(out, "scheduler_extender_plugin_duration_seconds",
+                      "plugin=\"" + key.first + "\",extension_point=\"" + key.second + "\"");
+  }
+  // The cluster-state file has no watches: the families are declared, with no series, so
+  // dashboards and alerts can be written against them already.
+  appendHeader(out, "scheduler_extender_watch_events_total", "counter",
+               "Watch events applied to the cache, by resource and event type.");
+  appendHeader(out, "scheduler_extender_watch_restarts_total", "counter",
+               "Watches restarted, by resource and reason.");
   return out;
 }
 

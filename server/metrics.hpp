@@ -1,31 +1,37 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "scheduling/framework/runtime/metrics_recorder.hpp"
+
 // The extender's Prometheus metrics (CONTRACT §4a), declared once here and rendered in the
 // text exposition format by /metrics.
 namespace server {
 
-// Request latency buckets, in seconds: sub-millisecond answers for small clusters up to
-// multi-second full-Node requests on very large ones.
-inline constexpr std::array<double, 15> kDurationBuckets = {
-    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
+// Latency buckets, in seconds: from a plugin's microseconds on one node to multi-second
+// full-Node requests on very large clusters.
+inline constexpr std::array<double, 18> kDurationBuckets = {
+    0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+    0.01,    0.025,    0.05,    0.1,    0.25,    0.5,    1,     2.5,    5};
 
-class Histogram {
+// A Prometheus histogram that many threads observe without locking.
+class Histogram final : public scheduling::framework::runtime::DurationObserver {
  public:
-  void observe(double seconds);
+  void observe(double seconds) override;
   void render(std::string& out, std::string_view name, std::string_view labels) const;
 
  private:
-  std::array<std::uint64_t, kDurationBuckets.size()> buckets_{};  // non-cumulative
-  std::uint64_t count_ = 0;
-  double sum_ = 0;
+  std::array<std::atomic<std::uint64_t>, kDurationBuckets.size()> buckets_{};  // non-cumulative
+  std::atomic<std::uint64_t> count_{0};
+  std::atomic<std::uint64_t> sumNanoseconds_{0};
 };
 
 // What the cache holds when /metrics is scraped.
@@ -34,18 +40,22 @@ struct CacheSizes {
   std::size_t pods = 0;  // assigned and not terminal (CONTRACT §4)
 };
 
-class Metrics {
+class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
  public:
   // `endpoint` is the route's name ("filter", "healthz", ...) or "other" for unknown paths,
   // so a scanner cannot blow up the label cardinality.
   void observeRequest(std::string_view endpoint, unsigned code, double seconds);
 
+  scheduling::framework::runtime::DurationObserver& pluginDuration(
+      std::string_view plugin, std::string_view extensionPoint) override;
+
   std::string render(const CacheSizes& cache) const;
 
  private:
-  mutable std::mutex mutex_;
+  mutable std::mutex mutex_;  // guards the maps' shapes, not the histograms
   std::map<std::pair<std::string, unsigned>, std::uint64_t> requests_;
-  std::map<std::string, Histogram, std::less<>> durations_;
+  std::map<std::string, std::unique_ptr<Histogram>, std::less<>> requestDurations_;
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<Histogram>> pluginDurations_;
 };
 
 }  // namespace server

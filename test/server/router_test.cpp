@@ -109,6 +109,21 @@ BOOST_AUTO_TEST_CASE(metrics_count_requests_by_endpoint_and_code) {
   BOOST_TEST(
       text.find("scheduler_extender_request_duration_seconds_count{endpoint=\"filter\"} 2\n") !=
       std::string::npos);
+  BOOST_TEST(text.find("# TYPE scheduler_extender_watch_events_total counter\n") !=
+             std::string::npos);
+}
+
+// Filter reports once per node examined, PreFilter once per cycle; Score never ran.
+BOOST_AUTO_TEST_CASE(metrics_time_every_plugin_call) {
+  ExampleRouter example;
+  example.handle(http::verb::post, "/filter",
+                 testing::readSourceFile("examples/requests/filter-names.json"));
+  const std::string text = example.handle(http::verb::get, "/metrics").body();
+  const std::string series =
+      "scheduler_extender_plugin_duration_seconds_count{plugin=\"InterPodAffinity\",";
+  BOOST_TEST(text.find(series + "extension_point=\"PreFilter\"} 1\n") != std::string::npos);
+  BOOST_TEST(text.find(series + "extension_point=\"Filter\"} 12\n") != std::string::npos);
+  BOOST_TEST(text.find(series + "extension_point=\"Score\"} 0\n") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

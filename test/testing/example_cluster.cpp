@@ -16,16 +16,19 @@ std::shared_ptr<scheduling::cache::Cache> loadExampleCache() {
   return cache;
 }
 
-std::shared_ptr<scheduling::framework::runtime::Framework> exampleFramework() {
-  return std::make_shared<scheduling::framework::runtime::Framework>(
+std::shared_ptr<scheduling::framework::runtime::Framework> exampleFramework(
+    server::Metrics& metrics) {
+  auto framework = std::make_shared<scheduling::framework::runtime::Framework>(
       scheduling::config::loadConfiguration(std::string(SX_SOURCE_DIR) + "/examples/config.yaml"),
       plugins::inTreeRegistry());
+  framework->setMetricsRecorder(metrics);
+  return framework;
 }
 
 }  // namespace
 
 ExampleCluster::ExampleCluster()
-    : cache(loadExampleCache()), scheduler(exampleFramework(), cache) {}
+    : cache(loadExampleCache()), scheduler(exampleFramework(metrics), cache) {}
 
 server::RouterContext ExampleCluster::routerContext() {
   return {scheduler, *cache, metrics, [this] { return ready.load(); }};

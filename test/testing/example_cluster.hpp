@@ -18,9 +18,9 @@ struct ExampleCluster {
   // The router's view of this cluster; `ready` can be flipped to test 503s.
   server::RouterContext routerContext();
 
+  server::Metrics metrics;  // the plugins report to it: built first
   std::shared_ptr<scheduling::cache::Cache> cache;
   scheduling::Scheduler scheduler;
-  server::Metrics metrics;
   std::atomic<bool> ready{true};
 };
 

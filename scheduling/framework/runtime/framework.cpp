@@ -1,8 +1,8 @@
 #include "scheduling/framework/runtime/framework.hpp"
 
 #include <map>
-#include <optional>
 #include <mutex>
+#include <optional>
 
 namespace scheduling::framework::runtime {
 
@@ -73,8 +73,8 @@ Framework::Framework(const config::Configuration& configuration, const Registry&
     std::string argsPath = "pluginConfig[" + quoted(name) + "].args";
     if (auto it = argsByName.find(name); it != argsByName.end()) {
       args = it->second->args;
-      argsPath = "pluginConfig[" +
-                 std::to_string(it->second - configuration.pluginConfig.data()) + "].args";
+      argsPath = "pluginConfig[" + std::to_string(it->second - configuration.pluginConfig.data()) +
+                 "].args";
     }
     auto plugin = (*factory)(args, argsPath);
     instances.emplace(name, plugin);
@@ -86,7 +86,8 @@ Framework::Framework(const config::Configuration& configuration, const Registry&
     const std::string path = "plugins.filter[" + std::to_string(i) + "]";
     auto plugin = instance(ref.name, path + ".name");
     for (const auto& e : filter_) {
-      if (e.owner == plugin) throw ConfigError(path + ".name", "duplicate plugin " + quoted(ref.name));
+      if (e.owner == plugin)
+        throw ConfigError(path + ".name", "duplicate plugin " + quoted(ref.name));
     }
     const auto* filter = dynamic_cast<const FilterPlugin*>(plugin.get());
     if (filter == nullptr) {
@@ -99,7 +100,8 @@ Framework::Framework(const config::Configuration& configuration, const Registry&
     const std::string path = "plugins.score[" + std::to_string(i) + "]";
     auto plugin = instance(ref.name, path + ".name");
     for (const auto& e : score_) {
-      if (e.owner == plugin) throw ConfigError(path + ".name", "duplicate plugin " + quoted(ref.name));
+      if (e.owner == plugin)
+        throw ConfigError(path + ".name", "duplicate plugin " + quoted(ref.name));
     }
     const auto* score = dynamic_cast<const ScorePlugin*>(plugin.get());
     if (score == nullptr) {
@@ -113,12 +115,31 @@ Framework::Framework(const config::Configuration& configuration, const Registry&
   parallelizer_ = std::make_unique<Parallelizer>(configuration.parallelism);
 }
 
+void Framework::setMetricsRecorder(MetricsRecorder& recorder) {
+  for (auto& e : filter_) {
+    const std::string_view name = e.owner->name();
+    if (e.preFilter != nullptr) e.preFilterDuration = &recorder.pluginDuration(name, "PreFilter");
+    e.filterDuration = &recorder.pluginDuration(name, "Filter");
+  }
+  for (auto& e : score_) {
+    const std::string_view name = e.owner->name();
+    if (e.preScore != nullptr) e.preScoreDuration = &recorder.pluginDuration(name, "PreScore");
+    e.scoreDuration = &recorder.pluginDuration(name, "Score");
+    if (e.score->scoreExtensions() != nullptr) {
+      e.normalizeScoreDuration = &recorder.pluginDuration(name, "NormalizeScore");
+    }
+  }
+}
+
 Status Framework::runPreFilterPlugins(CycleState& state, const PodInfo& pod,
                                       std::span<const NodeInfo* const> nodes) const {
   Status rejection;
   for (const auto& e : filter_) {
     if (e.preFilter == nullptr) continue;
-    Status s = e.preFilter->preFilter(state, pod, nodes);
+    Status s = [&] {
+      ScopedDuration timed(e.preFilterDuration);
+      return e.preFilter->preFilter(state, pod, nodes);
+    }();
     if (s.isSkip()) {
       state.skipFilterPlugin(e.owner->name());
       continue;
@@ -138,8 +159,7 @@ Status Framework::runPreFilterPlugins(CycleState& state, const PodInfo& pod,
 }
 
 Status Framework::runPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod,
-                                              const PodInfo& podToAdd,
-                                              const NodeInfo& node) const {
+                                              const PodInfo& podToAdd, const NodeInfo& node) const {
   for (const auto& e : filter_) {
     if (e.preFilter == nullptr || state.isFilterSkipped(e.owner->name())) continue;
     const PreFilterExtensions* ext = e.preFilter->preFilterExtensions();
@@ -174,7 +194,10 @@ Status Framework::runFilterPlugins(const CycleState& state, const PodInfo& pod,
       if (trace != nullptr) trace->emplace_back(name, Status(Code::Skip));
       continue;
     }
-    Status s = e.filter->filter(state, pod, node);
+    Status s = [&] {
+      ScopedDuration timed(e.filterDuration);
+      return e.filter->filter(state, pod, node);
+    }();
     if (!s.isSuccess() && !s.isRejected()) {
       s = wrapError("running " + quoted(name) + " filter plugin", s);
     }
@@ -204,8 +227,8 @@ Status Framework::runFilterPluginsWithNominatedPods(const CycleState& state, con
         nodeWithNominated.emplace(node);
       }
       nodeWithNominated->addPod(nominated);
-      Status s = runPreFilterExtensionAddPod(*stateWithNominated, pod, *nominated,
-                                             *nodeWithNominated);
+      Status s =
+          runPreFilterExtensionAddPod(*stateWithNominated, pod, *nominated, *nodeWithNominated);
       if (!s.isSuccess()) return s;
     }
   }
@@ -222,7 +245,10 @@ Status Framework::runPreScorePlugins(CycleState& state, const PodInfo& pod,
                                      std::span<const NodeInfo* const> nodes) const {
   for (const auto& e : score_) {
     if (e.preScore == nullptr) continue;
-    Status s = e.preScore->preScore(state, pod, nodes);
+    Status s = [&] {
+      ScopedDuration timed(e.preScoreDuration);
+      return e.preScore->preScore(state, pod, nodes);
+    }();
     if (s.isSkip()) {
       state.skipScorePlugin(e.owner->name());
       continue;
@@ -250,9 +276,13 @@ Status Framework::runScorePlugins(const CycleState& state, const PodInfo& pod,
       [&](int i) {
         for (std::size_t p = 0; p < numPlugins; ++p) {
           if (!active[p]) continue;
-          Status s = score_[p].score->score(state, pod, *nodes[i], out[i].raw[p]);
+          Status s = [&] {
+            ScopedDuration timed(score_[p].scoreDuration);
+            return score_[p].score->score(state, pod, *nodes[i], out[i].raw[p]);
+          }();
           if (!s.isSuccess()) {
-            scoreError.set(wrapError("plugin " + quoted(score_[p].owner->name()) + " failed with", s));
+            scoreError.set(
+                wrapError("plugin " + quoted(score_[p].owner->name()) + " failed with", s));
             return;
           }
         }
@@ -266,9 +296,14 @@ Status Framework::runScorePlugins(const CycleState& state, const PodInfo& pod,
     if (!active[p]) continue;
     for (std::size_t i = 0; i < nodes.size(); ++i) scores[i] = {nodes[i], out[i].raw[p]};
     if (const ScoreExtensions* ext = score_[p].score->scoreExtensions(); ext != nullptr) {
-      if (Status s = ext->normalizeScore(state, pod, scores); !s.isSuccess()) {
-        return wrapError("running Normalize on Score plugins",
-                         wrapError("plugin " + quoted(score_[p].owner->name()) + " failed with", s));
+      Status s = [&] {
+        ScopedDuration timed(score_[p].normalizeScoreDuration);
+        return ext->normalizeScore(state, pod, scores);
+      }();
+      if (!s.isSuccess()) {
+        return wrapError(
+            "running Normalize on Score plugins",
+            wrapError("plugin " + quoted(score_[p].owner->name()) + " failed with", s));
       }
     }
     for (std::size_t i = 0; i < nodes.size(); ++i) out[i].normalized[p] = scores[i].score;
@@ -283,8 +318,8 @@ Status Framework::runScorePlugins(const CycleState& state, const PodInfo& pod,
         return Status::error("applying score defaultWeights on Score plugins: plugin " +
                              quoted(score_[p].owner->name()) + " returns an invalid score " +
                              std::to_string(score) + ", it should in the range of [" +
-                             std::to_string(kMinNodeScore) + ", " +
-                             std::to_string(kMaxNodeScore) + "] after normalizing");
+                             std::to_string(kMinNodeScore) + ", " + std::to_string(kMaxNodeScore) +
+                             "] after normalizing");
       }
       out[i].total += score * score_[p].weight;
     }

@@ -9,6 +9,7 @@
 
 #include "scheduling/config/configuration.hpp"
 #include "scheduling/framework/interface.hpp"
+#include "scheduling/framework/runtime/metrics_recorder.hpp"
 #include "scheduling/framework/runtime/parallelizer.hpp"
 #include "scheduling/framework/runtime/registry.hpp"
 
@@ -18,6 +19,9 @@ struct FilterEntry {
   std::shared_ptr<Plugin> owner;
   const PreFilterPlugin* preFilter;  // nullptr when the plugin has no PreFilter
   const FilterPlugin* filter;
+  // Where the plugin's durations go; null until a MetricsRecorder is attached.
+  DurationObserver* preFilterDuration = nullptr;
+  DurationObserver* filterDuration = nullptr;
 };
 
 struct ScoreEntry {
@@ -25,6 +29,9 @@ struct ScoreEntry {
   const PreScorePlugin* preScore;  // nullptr when the plugin has no PreScore
   const ScorePlugin* score;
   std::int64_t weight;
+  DurationObserver* preScoreDuration = nullptr;
+  DurationObserver* scoreDuration = nullptr;
+  DurationObserver* normalizeScoreDuration = nullptr;
 };
 
 // Per node and per score plugin: the raw Score and the value after NormalizeScore.
@@ -45,6 +52,10 @@ class Framework {
   // Throws config::ConfigError for unknown plugins, a plugin that lacks the extension
   // point it is listed under, bad weights or args, duplicates.
   Framework(const config::Configuration& configuration, const Registry& registry);
+
+  // Reports every plugin call's duration to `recorder` from now on. Call before serving:
+  // the entries are not guarded against concurrent cycles.
+  void setMetricsRecorder(MetricsRecorder& recorder);
 
   const std::vector<FilterEntry>& filterPlugins() const { return filter_; }
   const std::vector<ScoreEntry>& scorePlugins() const { return score_; }
