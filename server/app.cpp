@@ -119,6 +119,7 @@ void loadClusterState(const Options& options, scheduling::cache::Cache& cache) {
 
 int serve(const Options& options) {
   logging::setVerbosity(options.verbosity);
+  logging::setFormat(options.jsonLogs ? logging::Format::Json : logging::Format::Text);
   auto framework = buildFramework(options);
   if (options.checkConfig) {
     std::cout << "configuration OK: " << describeProfile(*framework) << "\n";

@@ -12,6 +12,7 @@ namespace server::logging {
 namespace {
 
 std::atomic<int> currentVerbosity{0};
+std::atomic<Format> currentFormat{Format::Text};
 std::mutex writeMutex;
 
 std::string_view baseName(std::string_view path) {
@@ -19,8 +20,51 @@ std::string_view baseName(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// A JSON string literal's body: quotes, backslashes and control characters escaped.
+std::string jsonEscaped(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+          out += escaped;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+const char* levelName(Severity severity) {
+  switch (severity) {
+    case Severity::Warning:
+      return "warning";
+    case Severity::Error:
+      return "error";
+    default:
+      return "info";
+  }
+}
+
 }  // namespace
 
+void setFormat(Format format) { currentFormat.store(format, std::memory_order_relaxed); }
 void setVerbosity(int level) { currentVerbosity.store(level, std::memory_order_relaxed); }
 int verbosity() { return currentVerbosity.load(std::memory_order_relaxed); }
 
@@ -37,8 +81,16 @@ void write(Severity severity, const std::string& message, std::source_location w
                 utc.tm_sec, static_cast<long long>(micros), static_cast<int>(::getpid()));
   const std::string_view file = baseName(where.file_name());
   std::lock_guard lock(writeMutex);
-  std::fprintf(stderr, "%s%.*s:%u] %s\n", header, static_cast<int>(file.size()), file.data(),
-               static_cast<unsigned>(where.line()), message.c_str());
+  if (currentFormat.load(std::memory_order_relaxed) == Format::Json) {
+    std::fprintf(stderr,
+                 "{\"ts\":%lld.%06lld,\"level\":\"%s\",\"caller\":\"%.*s:%u\",\"msg\":\"%s\"}\n",
+                 static_cast<long long>(seconds), static_cast<long long>(micros),
+                 levelName(severity), static_cast<int>(file.size()), file.data(),
+                 static_cast<unsigned>(where.line()), jsonEscaped(message).c_str());
+  } else {
+    std::fprintf(stderr, "%s%.*s:%u] %s\n", header, static_cast<int>(file.size()), file.data(),
+                 static_cast<unsigned>(where.line()), message.c_str());
+  }
   std::fflush(stderr);
 }
 

@@ -6,11 +6,15 @@
 #include <string>
 
 // klog-style logging (`I1122 14:34:38.123456    4711 session.cpp:88] message`) to stderr,
-// so kube-scheduler operators read the extender's lines the way they read the scheduler's.
-// Nothing is logged per request at the default verbosity.
+// so kube-scheduler operators read the extender's lines the way they read the scheduler's;
+// or one JSON object per line (`--log-format=json`, as Kubernetes components' JSON
+// format) for log pipelines. Nothing is logged per request at the default verbosity.
 namespace server::logging {
 
 enum class Severity : char { Info = 'I', Warning = 'W', Error = 'E' };
+
+enum class Format { Text, Json };
+void setFormat(Format format);
 
 // -v: lines logged at level N appear when the verbosity is at least N.
 void setVerbosity(int level);

@@ -75,6 +75,14 @@ const std::vector<Flag>& flags() {
        [](Options& o, std::string_view v) { o.verbosity = parseInteger("-v", v, 0, 10); }},
       {"--v", true,
        [](Options& o, std::string_view v) { o.verbosity = parseInteger("--v", v, 0, 10); }},
+      {"--log-format", true,
+       [](Options& o, std::string_view v) {
+         if (v != "text" && v != "json") {
+           throw UsageError("--log-format: invalid value \"" + std::string(v) +
+                            "\": want text or json");
+         }
+         o.jsonLogs = v == "json";
+       }},
       {"--check-config", false, [](Options& o, std::string_view) { o.checkConfig = true; }},
       {"--help", false, [](Options& o, std::string_view) { o.help = true; }},
       {"-h", false, [](Options& o, std::string_view) { o.help = true; }},
@@ -170,6 +178,7 @@ Framework:
 Other:
   -v N, --v=N               log verbosity (0: start-up and errors only; 2: one line
                             per request; 4: the /explain detail of each request)
+  --log-format FORMAT       text (klog lines, default) or json (one object per line)
   --version                 print the version and exit
   -h, --help                print this help and exit
 

@@ -32,6 +32,7 @@ struct Options {
   int shutdownGraceSeconds = 10;      // --shutdown-grace
   std::size_t maxConnections = 4096;  // --max-connections
   int verbosity = 0;
+  bool jsonLogs = false;     // --log-format=json
   bool checkConfig = false;  // validate --config, print the effective profile, exit
   bool help = false;
   bool version = false;

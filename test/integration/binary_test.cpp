@@ -69,6 +69,17 @@ BOOST_DATA_TEST_CASE(startup_errors_are_one_line, boost::unit_test::data::make(k
   BOOST_TEST(std::count(result.err.begin(), result.err.end(), '\n') == 1, result.err);
 }
 
+BOOST_AUTO_TEST_CASE(json_logs_are_one_object_per_line) {
+  const auto result = testing::runBinary({"--log-format", "json"});
+  BOOST_TEST(result.exitCode == 1);
+  BOOST_TEST(result.err.starts_with("{\"ts\":"), result.err);
+  BOOST_TEST(result.err.find(R"("level":"error","caller":"app.cpp:)") != std::string::npos,
+             result.err);
+  BOOST_TEST(result.err.find(R"("msg":"no cluster source: pass --cluster-state FILE)") !=
+                 std::string::npos,
+             result.err);
+}
+
 BOOST_AUTO_TEST_CASE(check_config_accepts_the_example_and_names_a_bad_field) {
   const auto good = testing::runBinary({"--check-config", "--config", kExamples + "config.yaml"});
   BOOST_TEST(good.exitCode == 0);

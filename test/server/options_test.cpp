@@ -47,6 +47,7 @@ const std::vector<ParseCase> kParseCases = {
     {"shutdown grace with unit",
      {"--shutdown-grace=5s"},
      [](const server::Options& o) { return o.shutdownGraceSeconds == 5; }},
+    {"JSON logs", {"--log-format=json"}, [](const server::Options& o) { return o.jsonLogs; }},
     {"connection cap",
      {"--max-connections", "100"},
      [](const server::Options& o) { return o.maxConnections == 100; }},
@@ -93,6 +94,9 @@ const std::vector<ErrorCase> kErrorCases = {
     {"shutdown grace not a duration",
      {"--shutdown-grace", "soon"},
      "--shutdown-grace: invalid value \"soon\": want an integer in [0, 3600]"},
+    {"unknown log format",
+     {"--log-format", "xml"},
+     "--log-format: invalid value \"xml\": want text or json"},
     {"two cluster sources",
      {"--cluster-state", "a", "--kubeconfig", "b"},
      "--cluster-state and --kubeconfig: choose one cluster source"},
@@ -109,10 +113,10 @@ BOOST_DATA_TEST_CASE(rejects, boost::unit_test::data::make(kErrorCases), c) {
 
 BOOST_AUTO_TEST_CASE(usage_lists_every_flag) {
   const std::string text = server::usage();
-  for (const char* flag :
-       {"--listen", "--cluster-state", "--kubeconfig", "--config", "--max-body-bytes",
-        "--check-config", "-v N", "--version", "--help", "--tls-cert-file",
-        "--tls-private-key-file", "--client-ca-file", "--shutdown-grace", "--max-connections"}) {
+  for (const char* flag : {"--listen", "--cluster-state", "--kubeconfig", "--config",
+                           "--max-body-bytes", "--check-config", "-v N", "--version", "--help",
+                           "--tls-cert-file", "--tls-private-key-file", "--client-ca-file",
+                           "--shutdown-grace", "--max-connections", "--log-format"}) {
     BOOST_TEST_CONTEXT(flag) { BOOST_TEST(text.find(flag) != std::string::npos); }
   }
 }

@@ -113,6 +113,21 @@ BOOST_AUTO_TEST_CASE(metrics_count_requests_by_endpoint_and_code) {
              std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(request_ids_are_echoed_or_generated) {
+  ExampleRouter example;
+  server::Request given{http::verb::get, "/healthz", 11};
+  given.set("X-Request-Id", "sched-42");
+  BOOST_TEST(example.router.handle(given)["X-Request-Id"] == "sched-42");
+
+  server::Request hostile{http::verb::get, "/healthz", 11};
+  hostile.set("X-Request-Id", "a\"b");
+  const std::string first(example.router.handle(hostile)["X-Request-Id"]);
+  const std::string second(example.handle(http::verb::get, "/healthz")["X-Request-Id"]);
+  BOOST_TEST(!first.empty());
+  BOOST_TEST(first.find('"') == std::string::npos);
+  BOOST_TEST(second != first);
+}
+
 // Filter reports once per node examined, PreFilter once per cycle; Score never ran.
 BOOST_AUTO_TEST_CASE(metrics_time_every_plugin_call) {
   ExampleRouter example;
