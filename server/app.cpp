@@ -132,15 +132,17 @@ int serve(const Options& options) {
   Metrics metrics;  // outlives the scheduler, whose plugins report to it
   framework->setMetricsRecorder(metrics);
   scheduling::Scheduler scheduler(framework, cache);
-  std::atomic<bool> ready{false};
+  std::atomic<bool> synced{false};
+  std::atomic<bool> draining{false};
 
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   HttpServerOptions serverOptions{
       options.listenHost, options.listenPort,    options.maxBodyBytes, 2, cpus,
       loadTls(options),   options.maxConnections};
   const bool mutualTls = serverOptions.tls && serverOptions.tls->requiresClientCertificate();
-  HttpServer server(serverOptions, Router({scheduler, *cache, metrics,
-                                           [&ready] { return ready.load(); }, mutualTls}));
+  HttpServer server(serverOptions,
+                    Router({scheduler, *cache, metrics, [&synced] { return synced.load(); },
+                            [&draining] { return draining.load(); }, mutualTls}));
   try {
     server.start();
   } catch (const boost::system::system_error& e) {
@@ -155,14 +157,14 @@ int serve(const Options& options) {
 
   // Serving first, loading second: /healthz answers and /readyz says 503 meanwhile.
   loadClusterState(options, *cache);
-  ready.store(true);
+  synced.store(true);
   SX_LOG_INFO << "ready";
 
   int signal = 0;
   sigwait(&signals, &signal);
   SX_LOG_INFO << "received " << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
               << ", draining in-flight requests";
-  ready.store(false);
+  draining.store(true);
   const std::size_t unanswered = server.drain(std::chrono::seconds(options.shutdownGraceSeconds));
   if (unanswered > 0) {
     SX_LOG_WARNING << unanswered << " request(s) unanswered when the grace period ran out";

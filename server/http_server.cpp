@@ -29,6 +29,7 @@ void HttpServer::start() {
   const net::ip::tcp::endpoint endpoint{net::ip::make_address(options_.host), options_.port};
   listener_ = std::make_shared<Listener>(ioc_, endpoint, sessionContext_, options_.tls.get());
   listener_->run();
+  work_.emplace(ioc_.get_executor());
   if (options_.tls) scheduleCertificateCheck();
   for (int i = 0; i < options_.ioThreads; ++i) {
     ioThreads_.emplace_back([this] { ioc_.run(); });
@@ -63,6 +64,7 @@ std::size_t HttpServer::drain(std::chrono::milliseconds grace) {
 }
 
 void HttpServer::stop() {
+  work_.reset();
   ioc_.stop();
   for (auto& thread : ioThreads_) {
     if (thread.joinable()) thread.join();

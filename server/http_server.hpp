@@ -1,5 +1,6 @@
 #pragma once
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -8,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -56,6 +58,9 @@ class HttpServer {
   HttpServerOptions options_;
   Router router_;
   boost::asio::io_context ioc_;
+  // Keeps the I/O threads running while no socket operation is pending: once the drain has
+  // closed the listener, answers still come back from the compute pool.
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
   boost::asio::thread_pool compute_;
   SessionContext sessionContext_;
   std::shared_ptr<Listener> listener_;

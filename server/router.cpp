@@ -63,7 +63,8 @@ Answer healthz(const RouterContext&, const Request&) {
 }
 
 Answer readyz(const RouterContext& c, const Request&) {
-  if (!c.ready()) return errorAnswer(http::status::service_unavailable, "cache not synced");
+  if (!c.synced()) return errorAnswer(http::status::service_unavailable, "cache not synced");
+  if (c.draining()) return errorAnswer(http::status::service_unavailable, "shutting down");
   return {http::status::ok, "ok", "text/plain; charset=utf-8"};
 }
 
@@ -133,7 +134,7 @@ Answer serve(const RouterContext& context, const Route* route, const Request& re
                        std::string(route->path) + " accepts " +
                            std::string(http::to_string(route->method)) + " only");
   }
-  if (route->runsFramework && !context.ready()) {
+  if (route->runsFramework && !context.synced()) {
     return errorAnswer(http::status::service_unavailable, "cluster state not synced yet");
   }
   try {

@@ -19,9 +19,11 @@ struct RouterContext {
   scheduling::Scheduler& scheduler;
   const scheduling::cache::Cache& cache;
   Metrics& metrics;
-  // True once the cluster source has synced and until draining starts: /readyz and the
-  // scheduling endpoints answer 503 otherwise.
-  std::function<bool()> ready;
+  // True once the cluster source has synced: the scheduling endpoints answer 503 before.
+  std::function<bool()> synced;
+  // True once a drain has begun: /readyz answers 503 so that traffic moves elsewhere, while
+  // the requests still arriving are answered.
+  std::function<bool()> draining;
   // Mutual TLS: every endpoint but the probes answers 401 to a client without a certificate.
   bool requireClientCertificate = false;
 };

@@ -79,13 +79,25 @@ BOOST_DATA_TEST_CASE(answers, boost::unit_test::data::make(kRouteCases), c) {
 
 BOOST_AUTO_TEST_CASE(not_ready_refuses_scheduling_but_stays_healthy) {
   ExampleRouter example;
-  example.cluster.ready = false;
+  example.cluster.synced = false;
   const auto filter = example.handle(
       http::verb::post, "/filter", testing::readSourceFile("examples/requests/filter-names.json"));
   BOOST_TEST(filter.result_int() == 503u);
   BOOST_TEST(filter[http::field::retry_after] == "1");
   BOOST_TEST(example.handle(http::verb::get, "/readyz").result_int() == 503u);
   BOOST_TEST(example.handle(http::verb::get, "/healthz").result_int() == 200u);
+}
+
+// A drain takes the extender out of rotation but still answers what arrives.
+BOOST_AUTO_TEST_CASE(draining_fails_readiness_but_keeps_scheduling) {
+  ExampleRouter example;
+  example.cluster.draining = true;
+  const auto readyz = example.handle(http::verb::get, "/readyz");
+  BOOST_TEST(readyz.result_int() == 503u);
+  BOOST_TEST(readyz.body() == R"({"error":"shutting down"})");
+  const auto filter = example.handle(
+      http::verb::post, "/filter", testing::readSourceFile("examples/requests/filter-names.json"));
+  BOOST_TEST(filter.result_int() == 200u);
 }
 
 BOOST_AUTO_TEST_CASE(method_not_allowed_names_the_method) {

@@ -31,7 +31,8 @@ ExampleCluster::ExampleCluster()
     : cache(loadExampleCache()), scheduler(exampleFramework(metrics), cache) {}
 
 server::RouterContext ExampleCluster::routerContext() {
-  return {scheduler, *cache, metrics, [this] { return ready.load(); }};
+  return {scheduler, *cache, metrics, [this] { return synced.load(); },
+          [this] { return draining.load(); }};
 }
 
 }  // namespace testing

@@ -15,13 +15,14 @@ namespace testing {
 struct ExampleCluster {
   ExampleCluster();
 
-  // The router's view of this cluster; `ready` can be flipped to test 503s.
+  // The router's view of this cluster; `synced` and `draining` can be flipped to test 503s.
   server::RouterContext routerContext();
 
   server::Metrics metrics;  // the plugins report to it: built first
   std::shared_ptr<scheduling::cache::Cache> cache;
   scheduling::Scheduler scheduler;
-  std::atomic<bool> ready{true};
+  std::atomic<bool> synced{true};
+  std::atomic<bool> draining{false};
 };
 
 }  // namespace testing
