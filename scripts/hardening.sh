@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CI's hardening runs, after the plain suite: the suite under ASan+UBSan and under TSan (each
-# in its own build directory), then every fuzz target under libFuzzer for a bounded time,
+# in its own build directory), a bounded load run of the plain build, then every fuzz target under libFuzzer for a bounded time,
 # seeded from examples/ and test/fuzz/regressions/. A fuzzer finding fails the run and
 # leaves the input in build-fuzz/findings/: copy it into test/fuzz/regressions/<target>/
 # with a name saying what it is, fix the bug, and the suite replays it from then on.
@@ -25,6 +25,9 @@ cmake -S . -B build-tsan "${debug[@]}" -DSX_SANITIZE=thread >/dev/null
 cmake --build build-tsan --parallel "$jobs" --target "${threaded[@]}"
 ctest --test-dir build-tsan --output-on-failure --parallel "$jobs" \
   -R "^($(IFS='|'; echo "${threaded[*]}"))\$"
+
+echo "== bounded load: 64 keep-alive connections for 30s (build/)"
+python3 scripts/load_check.py build/scheduler-extender 30
 
 targets=(extender_args extender_preemption_args cluster_state_list configuration)
 echo "== fuzzing each target for ${fuzz_seconds}s (build-fuzz)"

@@ -1,5 +1,6 @@
 #include "server/http_server.hpp"
 
+#include <algorithm>
 #include <boost/asio/ip/address.hpp>
 
 #include "server/listener.hpp"
@@ -7,6 +8,12 @@
 namespace server {
 
 namespace net = boost::asio;
+
+// Framework requests allowed in flight, per compute thread and at least, before new ones get
+// 503: deep enough that a burst from every kube-scheduler profile and replica queues rather
+// than fails, shallow enough to bound the backlog.
+constexpr std::size_t kQueuedPerComputeThread = 32;
+constexpr std::size_t kMinQueued = 128;
 
 HttpServer::HttpServer(const HttpServerOptions& options, Router router)
     : options_(options),
@@ -17,8 +24,8 @@ HttpServer::HttpServer(const HttpServerOptions& options, Router router)
                       compute_,
                       options.maxBodyBytes,
                       {0},
-                      // Enough to keep every compute thread busy with a short queue behind.
-                      static_cast<std::size_t>(options.computeThreads) * 8},
+                      std::max(kMinQueued, static_cast<std::size_t>(options.computeThreads) *
+                                               kQueuedPerComputeThread)},
       certificateCheck_(ioc_) {
   sessionContext_.maxConnections = options.maxConnections;
 }
