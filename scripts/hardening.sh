@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI's hardening runs, after the plain suite: the suite under ASan+UBSan and under TSan (each
-# in its own build directory), a bounded load run of the plain build, then every fuzz target under libFuzzer for a bounded time,
-# seeded from examples/ and test/fuzz/regressions/. A fuzzer finding fails the run and
+# in its own build directory), a bounded load run of the plain build, then every fuzz target
+# under libFuzzer for a bounded time, seeded from examples/ and test/fuzz/regressions/. A fuzzer finding fails the run and
 # leaves the input in build-fuzz/findings/: copy it into test/fuzz/regressions/<target>/
 # with a name saying what it is, fix the bug, and the suite replays it from then on.
 #   FUZZ_SECONDS   time per fuzz target (default 15)
