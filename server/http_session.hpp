@@ -1,6 +1,8 @@
 #pragma once
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -64,9 +66,33 @@ class HttpSession {
   }
 
   void readBody() {
+    const auto length = parser_->content_length();
+    if (length && *length >= kDirectReadBytes && !parser_->chunked()) {
+      return readBodyDirectly(static_cast<std::size_t>(*length));
+    }
     http::async_read(derived().stream(), buffer_, *parser_,
                      [self = derived().shared_from_this()](boost::beast::error_code ec,
                                                            std::size_t) { self->onRead(ec); });
+  }
+
+  // A large body of known length goes from the socket straight into its final string, in
+  // reads as large as the kernel has ready, rather than through the parser's 64 KB steps:
+  // a 52 MB NodeList is 800 such steps, most of a request's time. The parser already checked
+  // the length against --max-body-bytes when it read the header.
+  void readBodyDirectly(std::size_t length) {
+    namespace net = boost::asio;
+    auto body = std::make_shared<std::string>(length, '\0');
+    const std::size_t buffered = std::min(buffer_.size(), length);
+    net::buffer_copy(net::buffer(body->data(), buffered), buffer_.data());
+    buffer_.consume(buffered);
+    net::async_read(
+        derived().stream(), net::buffer(body->data() + buffered, length - buffered),
+        [self = derived().shared_from_this(), body](boost::beast::error_code ec, std::size_t) {
+          if (ec) return self->onRead(ec);
+          Request request = self->parser_->release();
+          request.body() = std::move(*body);
+          self->accept(std::move(request));
+        });
   }
 
   void onRead(boost::beast::error_code ec) {
@@ -91,9 +117,14 @@ class HttpSession {
       return send(errorResponse(http::status::bad_request,
                                 "malformed HTTP request: " + ec.message(), 11, false));
     }
+    accept(parser_->release());
+  }
+
+  // A whole request has been read: from here on the drain waits for its answer.
+  void accept(Request request) {
     context_.requestsInFlight.fetch_add(1);
     requestCounted_ = true;
-    dispatch(parser_->release());
+    dispatch(std::move(request));
   }
 
   void dispatch(Request request) {

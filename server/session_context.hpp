@@ -11,6 +11,8 @@ namespace server {
 
 // Beast's HTTP reads take at most 64 KB at a time.
 inline constexpr std::size_t kReadChunkBytes = 64 * 1024;
+// Bodies at least this large, of known length, bypass the parser (HttpSession::readBody).
+inline constexpr std::size_t kDirectReadBytes = 1024 * 1024;
 
 // What every connection shares: the router, the compute pool and the admission counters.
 struct SessionContext {
