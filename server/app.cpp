@@ -12,7 +12,6 @@
 #include <thread>
 
 #include "plugins/registry.hpp"
-#include "scheduling/api/decode_error.hpp"
 #include "scheduling/config/configuration.hpp"
 #include "scheduling/framework/runtime/framework.hpp"
 #include "scheduling/sources/file_source.hpp"
@@ -110,9 +109,7 @@ void loadClusterState(const Options& options, scheduling::cache::Cache& cache) {
                 << counts.pods << " pods (" << counts.assigned << " assigned, " << counts.nominated
                 << " nominated, " << counts.terminating << " terminating, " << counts.terminal
                 << " terminal and ignored)";
-  } catch (const scheduling::api::DecodeError& e) {
-    throw Fatal{"--cluster-state " + options.clusterState + ": " + e.what()};
-  } catch (const std::runtime_error& e) {
+  } catch (const std::runtime_error& e) {  // api::DecodeError included: it names the path
     throw Fatal{"--cluster-state " + options.clusterState + ": " + e.what()};
   }
 }

@@ -133,11 +133,9 @@ class HttpSession {
 
     if (context_.computeInFlight.fetch_add(1) >= context_.maxComputeInFlight) {
       context_.computeInFlight.fetch_sub(1);
-      auto response =
-          errorResponse(http::status::service_unavailable, "too many requests in flight, retry",
-                        request.version(), request.keep_alive());
-      response.set(http::field::retry_after, "1");
-      return send(std::move(response));
+      return send(errorResponse(http::status::service_unavailable,
+                                "too many requests in flight, retry", request.version(),
+                                request.keep_alive()));
     }
     // The framework's CPU work runs on the compute pool so that the I/O threads keep
     // accepting, reading and answering health checks; the answer comes back to the strand.

@@ -1,5 +1,7 @@
 #include "server/logging.hpp"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,37 +20,6 @@ std::mutex writeMutex;
 std::string_view baseName(std::string_view path) {
   const auto slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-// A JSON string literal's body: quotes, backslashes and control characters escaped.
-std::string jsonEscaped(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-          out += escaped;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
 }
 
 const char* levelName(Severity severity) {
@@ -82,11 +53,21 @@ void write(Severity severity, const std::string& message, std::source_location w
   const std::string_view file = baseName(where.file_name());
   std::lock_guard lock(writeMutex);
   if (currentFormat.load(std::memory_order_relaxed) == Format::Json) {
-    std::fprintf(stderr,
-                 "{\"ts\":%lld.%06lld,\"level\":\"%s\",\"caller\":\"%.*s:%u\",\"msg\":\"%s\"}\n",
-                 static_cast<long long>(seconds), static_cast<long long>(micros),
-                 levelName(severity), static_cast<int>(file.size()), file.data(),
-                 static_cast<unsigned>(where.line()), jsonEscaped(message).c_str());
+    // RapidJSON escapes the message, which may quote anything a client sent.
+    rapidjson::StringBuffer line;
+    rapidjson::Writer<rapidjson::StringBuffer> w(line);
+    w.StartObject();
+    w.Key("ts");
+    w.Double(static_cast<double>(seconds) + static_cast<double>(micros) / 1e6);
+    w.Key("level");
+    w.String(levelName(severity));
+    w.Key("caller");
+    const std::string caller = std::string(file) + ":" + std::to_string(where.line());
+    w.String(caller.data(), static_cast<rapidjson::SizeType>(caller.size()));
+    w.Key("msg");
+    w.String(message.data(), static_cast<rapidjson::SizeType>(message.size()));
+    w.EndObject();
+    std::fprintf(stderr, "%s\n", line.GetString());
   } else {
     std::fprintf(stderr, "%s%.*s:%u] %s\n", header, static_cast<int>(file.size()), file.data(),
                  static_cast<unsigned>(where.line()), message.c_str());

@@ -146,21 +146,25 @@ Answer serve(const RouterContext& context, const Route* route, const Request& re
   }
 }
 
-}  // namespace
-
-Response jsonResponse(http::status status, std::string body, unsigned version, bool keepAlive) {
-  Response response{status, version};
-  response.set(http::field::content_type, "application/json");
+// Every response, routed or not, is built here: one place sets the content type, keep-alive,
+// and the Retry-After that a 503 promises.
+Response toResponse(Answer answer, unsigned version, bool keepAlive) {
+  Response response{answer.status, version};
+  response.set(http::field::content_type, answer.contentType);
+  if (answer.status == http::status::service_unavailable) {
+    response.set(http::field::retry_after, "1");
+  }
   response.keep_alive(keepAlive);
-  response.body() = std::move(body);
+  response.body() = std::move(answer.body);
   response.prepare_payload();
   return response;
 }
 
+}  // namespace
+
 Response errorResponse(http::status status, std::string_view message, unsigned version,
                        bool keepAlive) {
-  auto answer = errorAnswer(status, message);
-  return jsonResponse(status, std::move(answer.body), version, keepAlive);
+  return toResponse(errorAnswer(status, message), version, keepAlive);
 }
 
 bool Router::runsFramework(const Request& request) {
@@ -173,17 +177,7 @@ Response Router::handle(const Request& request, const Caller& caller) const {
   const Route* route = findRoute(pathOf(request));
   Answer answer = serve(context_, route, request, caller);
 
-  Response response{answer.status, request.version()};
-  response.set(http::field::content_type, answer.contentType);
-  if (answer.status == http::status::service_unavailable) {
-    response.set(http::field::retry_after, "1");
-  }
-  if (answer.status == http::status::method_not_allowed) {
-    response.set(http::field::allow, http::to_string(route->method));
-  }
-  response.keep_alive(request.keep_alive());
   const std::string id = requestId(request);
-  response.set(kRequestIdHeader, id);
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   const std::string_view endpoint = route != nullptr ? route->path.substr(1) : "other";
   const auto code = static_cast<unsigned>(answer.status);
@@ -194,8 +188,11 @@ Response Router::handle(const Request& request, const Caller& caller) const {
   // The answer itself (verdicts with reasons, scores) for following one pod at 3 a.m.
   SX_LOG_V(4) << "request " << id
               << " answer: " << std::string_view(answer.body).substr(0, kLoggedAnswerBytes);
-  response.body() = std::move(answer.body);
-  response.prepare_payload();
+  Response response = toResponse(std::move(answer), request.version(), request.keep_alive());
+  response.set(kRequestIdHeader, id);
+  if (response.result() == http::status::method_not_allowed) {
+    response.set(http::field::allow, http::to_string(route->method));
+  }
   return response;
 }
 

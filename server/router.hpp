@@ -49,8 +49,8 @@ class Router {
   RouterContext context_;
 };
 
-// A JSON response; `error` responses carry `{"error": message}`.
-Response jsonResponse(http::status status, std::string body, unsigned version, bool keepAlive);
+// `{"error": message}` for failures found before routing (broken HTTP, oversize bodies, a
+// full compute queue); a 503 carries Retry-After, as the router's own do.
 Response errorResponse(http::status status, std::string_view message, unsigned version,
                        bool keepAlive);
 

@@ -84,6 +84,7 @@ std::vector<std::filesystem::file_time_type> TlsContextProvider::modificationTim
 }
 
 bool TlsContextProvider::reloadIfChanged() {
+  std::lock_guard reloading(reloadMutex_);
   const auto times = modificationTimes();
   if (times == loadedTimes_) return false;
   try {

@@ -32,13 +32,15 @@ class TlsContextProvider {
   // Rebuilds the context when a file's modification time changed. On a bad new file it keeps
   // serving with the old context and reports the error, so a half-written rotation never
   // takes the server down; the next call tries again. Returns whether it reloaded.
+  // Thread-safe.
   bool reloadIfChanged();
 
  private:
   std::vector<std::filesystem::file_time_type> modificationTimes() const;
 
   TlsFiles files_;
-  mutable std::mutex mutex_;
+  std::mutex reloadMutex_;    // one reload at a time (the timer, or a caller)
+  mutable std::mutex mutex_;  // guards current_
   std::shared_ptr<boost::asio::ssl::context> current_;
   std::vector<std::filesystem::file_time_type> loadedTimes_;
 };

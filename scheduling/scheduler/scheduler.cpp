@@ -72,6 +72,13 @@ struct FilterRun {
   std::vector<framework::runtime::FilterTrace> traces;  // per known node, when traced
   std::int32_t numFeasibleNodesToFind = 0;
   std::int64_t processed = 0;  // feasible + rejected nodes, to advance the start index
+
+  // The framework failure to report (empty when none): a PreFilter Error, else a Filter one.
+  // A rejection is not a failure: it fails the nodes, not the request.
+  std::string errorMessage() const {
+    if (!preFilter.isSuccess() && !preFilter.isRejected()) return preFilter.message();
+    return error.isSuccess() ? std::string() : error.message();
+  }
 };
 
 FilterRun runFilter(const framework::runtime::Framework& fw, CycleState& state, const PodInfo& pod,
@@ -218,11 +225,7 @@ api::ExtenderFilterResult Scheduler::filter(const api::ExtenderArgs& args) {
       }
     }
   }
-  if (!run.preFilter.isSuccess() && !run.preFilter.isRejected()) {
-    result.error = run.preFilter.message();
-  } else if (!run.error.isSuccess()) {
-    result.error = run.error.message();
-  }
+  result.error = run.errorMessage();
   return result;
 }
 
@@ -264,11 +267,7 @@ Explanation Scheduler::explain(const api::ExtenderArgs& args) {
   // A dry run: read the start index, never advance it.
   FilterRun run = runFilter(*framework_, state, pod, c, nextStartNodeIndex_.load(), /*trace=*/true);
   ex.numFeasibleNodesToFind = run.numFeasibleNodesToFind;
-  if (!run.preFilter.isSuccess() && !run.preFilter.isRejected()) {
-    ex.error = run.preFilter.message();
-  } else if (!run.error.isSuccess()) {
-    ex.error = run.error.message();
-  }
+  ex.error = run.errorMessage();
 
   std::vector<const NodeInfo*> feasibleNodes;
   std::vector<std::size_t> feasibleAt;  // index into ex.nodes
