@@ -115,6 +115,9 @@ void loadClusterState(const Options& options, scheduling::cache::Cache& cache) {
 }
 
 int serve(const Options& options) {
+  // Before anything starts a thread (the framework's parallelizer does), or a SIGTERM could
+  // land on a thread that does not block it and kill the process outright.
+  const sigset_t signals = blockTerminationSignals();
   logging::setVerbosity(options.verbosity);
   logging::setFormat(options.jsonLogs ? logging::Format::Json : logging::Format::Text);
   auto framework = buildFramework(options);
@@ -124,7 +127,6 @@ int serve(const Options& options) {
   }
   checkClusterSource(options);
 
-  const sigset_t signals = blockTerminationSignals();
   auto cache = std::make_shared<scheduling::cache::Cache>();
   Metrics metrics;  // outlives the scheduler, whose plugins report to it
   framework->setMetricsRecorder(metrics);
