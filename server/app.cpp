@@ -7,15 +7,19 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "plugins/registry.hpp"
 #include "scheduling/config/configuration.hpp"
 #include "scheduling/framework/runtime/framework.hpp"
+#include "scheduling/sources/api_source.hpp"
 #include "scheduling/sources/file_source.hpp"
 #include "server/http_server.hpp"
+#include "server/informer_reporter.hpp"
 #include "server/logging.hpp"
 #include "server/tls_context.hpp"
 
@@ -23,6 +27,7 @@ namespace server {
 namespace {
 
 using scheduling::framework::runtime::Framework;
+namespace informers = scheduling::informers;
 
 // A start-up failure: printed as one line, exit 1.
 struct Fatal {
@@ -62,20 +67,48 @@ std::string describeProfile(const Framework& framework) {
   return out.str();
 }
 
-void checkClusterSource(const Options& options) {
+std::map<std::string, std::string> environment() {
+  std::map<std::string, std::string> variables;
+  for (const char* name : {"KUBECONFIG", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"}) {
+    if (const char* value = std::getenv(name)) variables.emplace(name, value);
+  }
+  return variables;
+}
+
+// The API server to list and watch, resolved as client-go does: --kubeconfig, else
+// $KUBECONFIG, else the in-cluster configuration.
+std::optional<informers::ClientConfig> apiServerConfig(const Options& options) {
+  const auto env = environment();
+  try {
+    if (!options.kubeconfig.empty()) return informers::loadKubeconfig(options.kubeconfig);
+    if (const auto it = env.find("KUBECONFIG"); it != env.end() && !it->second.empty()) {
+      return informers::loadKubeconfig(it->second);
+    }
+    if (informers::runningInCluster(env)) {
+      return informers::inClusterConfig(env, informers::kServiceAccountDir);
+    }
+  } catch (const std::runtime_error& e) {
+    throw Fatal{(options.kubeconfig.empty() ? "" : "--kubeconfig: ") + std::string(e.what())};
+  }
+  return std::nullopt;
+}
+
+// Checks the cluster source before the port is bound: a typo in a path should not look
+// like a slow start. Returns the API server's configuration when that is the source.
+std::optional<informers::ClientConfig> checkClusterSource(const Options& options) {
   if (!options.clusterState.empty()) {
-    // Fail before binding the port: a typo in a path should not look like a slow start.
     if (!std::ifstream(options.clusterState)) {
       throw Fatal{"--cluster-state " + options.clusterState + ": cannot open file"};
     }
-    return;
+    return std::nullopt;
   }
-  if (!options.kubeconfig.empty() || std::getenv("KUBERNETES_SERVICE_HOST") != nullptr) {
+  auto config = apiServerConfig(options);
+  if (!config) {
     throw Fatal{
-        "--kubeconfig: list+watch against the API server is not available in this "
-        "build yet; pass --cluster-state FILE"};
+        "no cluster source: pass --cluster-state FILE or --kubeconfig FILE (or set "
+        "KUBECONFIG, or run in a pod with a service account)"};
   }
-  throw Fatal{"no cluster source: pass --cluster-state FILE (or --kubeconfig FILE)"};
+  return config;
 }
 
 std::shared_ptr<TlsContextProvider> loadTls(const Options& options) {
@@ -125,13 +158,15 @@ int serve(const Options& options) {
     std::cout << "configuration OK: " << describeProfile(*framework) << "\n";
     return 0;
   }
-  checkClusterSource(options);
+  const auto apiServer = checkClusterSource(options);
 
   auto cache = std::make_shared<scheduling::cache::Cache>();
   Metrics metrics;  // outlives the scheduler, whose plugins report to it
   framework->setMetricsRecorder(metrics);
   scheduling::Scheduler scheduler(framework, cache);
-  std::atomic<bool> synced{false};
+  std::atomic<bool> fileLoaded{false};
+  std::unique_ptr<scheduling::sources::ApiSource> apiSource;
+  InformerReporter informerReporter(metrics);
   std::atomic<bool> draining{false};
 
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -140,7 +175,8 @@ int serve(const Options& options) {
       loadTls(options),   options.maxConnections};
   const bool mutualTls = serverOptions.tls && serverOptions.tls->requiresClientCertificate();
   HttpServer server(serverOptions,
-                    Router({scheduler, *cache, metrics, [&synced] { return synced.load(); },
+                    Router({scheduler, *cache, metrics,
+                            [&] { return apiSource ? apiSource->synced() : fileLoaded.load(); },
                             [&draining] { return draining.load(); }, mutualTls}));
   try {
     server.start();
@@ -155,9 +191,22 @@ int serve(const Options& options) {
               << describeProfile(*framework);
 
   // Serving first, loading second: /healthz answers and /readyz says 503 meanwhile.
-  loadClusterState(options, *cache);
-  synced.store(true);
-  SX_LOG_INFO << "ready";
+  if (apiServer) {
+    try {
+      apiSource =
+          std::make_unique<scheduling::sources::ApiSource>(*apiServer, *cache, informerReporter);
+    } catch (const std::runtime_error& e) {
+      throw Fatal{e.what()};
+    }
+    SX_LOG_INFO << "watching the API server at " << (apiServer->https ? "https://" : "http://")
+                << apiServer->host << ":" << apiServer->port << " (" << apiServer->origin
+                << "); ready once namespaces, nodes and pods are listed";
+    apiSource->start();
+  } else {
+    loadClusterState(options, *cache);
+    fileLoaded.store(true);
+    SX_LOG_INFO << "ready";
+  }
 
   int signal = 0;
   sigwait(&signals, &signal);
@@ -168,6 +217,7 @@ int serve(const Options& options) {
   if (unanswered > 0) {
     SX_LOG_WARNING << unanswered << " request(s) unanswered when the grace period ran out";
   }
+  if (apiSource) apiSource->stop();
   SX_LOG_INFO << "stopped";
   return 0;
 }

@@ -80,6 +80,16 @@ scheduling::framework::runtime::DurationObserver& Metrics::pluginDuration(
   return *histogram;
 }
 
+void Metrics::countWatchEvent(std::string_view resource, std::string_view type) {
+  std::lock_guard lock(mutex_);
+  ++watchEvents_[{std::string(resource), std::string(type)}];
+}
+
+void Metrics::countWatchRestart(std::string_view resource, std::string_view reason) {
+  std::lock_guard lock(mutex_);
+  ++watchRestarts_[{std::string(resource), std::string(reason)}];
+}
+
 std::string Metrics::render(const CacheSizes& cache) const {
   std::string out;
   appendHeader(out, "scheduler_extender_build_info", "gauge",
@@ -110,12 +120,23 @@ std::string Metrics::render(const CacheSizes& cache) const {
     histogram->render(out, "scheduler_extender_plugin_duration_seconds",
                       "plugin=\"" + key.first + "\",extension_point=\"" + key.second + "\"");
   }
-  // The cluster-state file has no watches: the families are declared, with no series, so
-  // dashboards and alerts can be written against them already.
+  // With a cluster-state file there are no watches: the families are declared without
+  // series, so dashboards and alerts work against either source.
   appendHeader(out, "scheduler_extender_watch_events_total", "counter",
                "Watch events applied to the cache, by resource and event type.");
+  for (const auto& [key, count] : watchEvents_) {
+    out.append("scheduler_extender_watch_events_total{resource=\"").append(key.first);
+    out.append("\",type=\"").append(key.second).append("\"} ");
+    out.append(std::to_string(count)).append("\n");
+  }
   appendHeader(out, "scheduler_extender_watch_restarts_total", "counter",
-               "Watches restarted, by resource and reason.");
+               "Watches and lists started over, by resource and reason (closed: the API "
+               "server ended the watch as asked; gone/expired: relisted).");
+  for (const auto& [key, count] : watchRestarts_) {
+    out.append("scheduler_extender_watch_restarts_total{resource=\"").append(key.first);
+    out.append("\",reason=\"").append(key.second).append("\"} ");
+    out.append(std::to_string(count)).append("\n");
+  }
   return out;
 }
 

@@ -49,6 +49,10 @@ class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
   scheduling::framework::runtime::DurationObserver& pluginDuration(
       std::string_view plugin, std::string_view extensionPoint) override;
 
+  // Informers: an event applied, a watch or list started over.
+  void countWatchEvent(std::string_view resource, std::string_view type);
+  void countWatchRestart(std::string_view resource, std::string_view reason);
+
   std::string render(const CacheSizes& cache) const;
 
  private:
@@ -56,6 +60,9 @@ class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
   std::map<std::pair<std::string, unsigned>, std::uint64_t> requests_;
   std::map<std::string, std::unique_ptr<Histogram>, std::less<>> requestDurations_;
   std::map<std::pair<std::string, std::string>, std::unique_ptr<Histogram>> pluginDurations_;
+  // Labels come from small fixed sets (three resources, five event types, a dozen reasons).
+  std::map<std::pair<std::string, std::string>, std::uint64_t, std::less<>> watchEvents_;
+  std::map<std::pair<std::string, std::string>, std::uint64_t, std::less<>> watchRestarts_;
 };
 
 }  // namespace server

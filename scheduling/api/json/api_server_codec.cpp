@@ -1,0 +1,226 @@
+#include "scheduling/api/json/api_server_codec.hpp"
+
+#include "scheduling/api/decode_error.hpp"
+#include "scheduling/api/json/decoder.hpp"
+#include "scheduling/api/json/input.hpp"
+#include "scheduling/api/json/object_schemas.hpp"
+#include "scheduling/api/json/schema.hpp"
+
+namespace scheduling::api::json {
+
+namespace {
+
+using schema::field;
+using schema::kCapture;
+using schema::kInt32;
+using schema::kString;
+
+void noReset(void*) {}
+
+template <typename T>
+const Schema& objectSchema();
+template <>
+const Schema& objectSchema<Pod>() {
+  return kPodSchema;
+}
+template <>
+const Schema& objectSchema<Node>() {
+  return kNodeSchema;
+}
+template <>
+const Schema& objectSchema<Namespace>() {
+  return kNamespaceSchema;
+}
+
+// An object and its metadata.resourceVersion. The object's own schema has no place for the
+// version (requests never need it), so decoding goes through routes that send
+// metadata.resourceVersion here and every other member to the object's own fields.
+template <typename T>
+struct Versioned {
+  T object;
+  std::string resourceVersion;
+};
+
+template <typename T>
+const Field& metadataField() {
+  static const Field* const metadata = findField(objectSchema<T>().fields, "metadata");
+  return *metadata;
+}
+
+template <typename T>
+Route routeMetadataMember(void* target, std::string_view key) {
+  static constexpr Field kResourceVersion =
+      field<&Versioned<T>::resourceVersion>("resourceVersion", kString);
+  auto& versioned = *static_cast<Versioned<T>*>(target);
+  if (equalsIgnoreCase(key, kResourceVersion.name)) return {&kResourceVersion, &versioned};
+  const Field& metadata = metadataField<T>();
+  return {findField(metadata.schema->fields, key), metadata.access(&versioned.object)};
+}
+
+template <typename T>
+constexpr Schema kVersionedMetadata{
+    .type = SchemaType::Object, .expected = "an object", .route = &routeMetadataMember<T>};
+
+template <typename T>
+Route routeObjectMember(void* target, std::string_view key) {
+  static constexpr Field kMetadata{"metadata", &kVersionedMetadata<T>, &schema::self, &noReset};
+  auto& versioned = *static_cast<Versioned<T>*>(target);
+  if (equalsIgnoreCase(key, kMetadata.name)) return {&kMetadata, &versioned};
+  return {findField(objectSchema<T>().fields, key), &versioned.object};
+}
+
+template <typename T>
+void finishObject(Decoder& decoder, void* target) {
+  // The object's own finishing step (a pod merges matchLabelKeys), which routing bypassed.
+  if (const auto finish = objectSchema<T>().finish) {
+    finish(decoder, &static_cast<Versioned<T>*>(target)->object);
+  }
+}
+
+template <typename T>
+constexpr Schema kVersionedObject{.type = SchemaType::Object,
+                                  .expected = "an object",
+                                  .route = &routeObjectMember<T>,
+                                  .finish = &finishObject<T>};
+
+// --- list pages: every item is decoded into one holder, handed over and reset ---
+
+template <typename T>
+struct Page {
+  ListMeta meta;
+  Versioned<T> item;
+  const std::function<void(T&&)>* visit = nullptr;
+};
+
+template <typename T>
+void finishItem(Decoder& decoder, void* target) {
+  auto& page = *static_cast<Page<T>*>(target);
+  finishObject<T>(decoder, &page.item);
+  (*page.visit)(std::move(page.item.object));
+  page.item = Versioned<T>{};
+}
+
+template <typename T>
+Route routeItemMember(void* target, std::string_view key) {
+  return routeObjectMember<T>(&static_cast<Page<T>*>(target)->item, key);
+}
+
+template <typename T>
+constexpr Schema kItem{.type = SchemaType::Object,
+                       .expected = "an object",
+                       .route = &routeItemMember<T>,
+                       .finish = &finishItem<T>};
+
+void* sameHolder(void* page, std::string_view) { return page; }
+
+template <typename T>
+constexpr Schema kItems{.type = SchemaType::Array,
+                        .expected = "an array",
+                        .element = &kItem<T>,
+                        .add = &sameHolder,
+                        .clear = &noReset};
+
+constexpr Field kListMetaFields[] = {
+    field<&ListMeta::resourceVersion>("resourceVersion", kString),
+    field<&ListMeta::continueToken>("continue", kString),
+};
+constexpr Schema kListMeta{
+    .type = SchemaType::Object, .expected = "an object", .fields = kListMetaFields};
+
+template <typename T>
+void* pageMeta(void* page) {
+  return &static_cast<Page<T>*>(page)->meta;
+}
+
+template <typename T>
+constexpr Field kPageFields[] = {
+    {"metadata", &kListMeta, &pageMeta<T>, &noReset},
+    {"items", &kItems<T>, &schema::self, &noReset},
+};
+template <typename T>
+constexpr Schema kPage{
+    .type = SchemaType::Object, .expected = "an object", .fields = kPageFields<T>};
+
+// --- watch events and statuses ---
+
+constexpr Field kStatusFields[] = {
+    field<&Status::code>("code", kInt32),
+    field<&Status::reason>("reason", kString),
+    field<&Status::message>("message", kString),
+};
+constexpr Schema kStatus{
+    .type = SchemaType::Object, .expected = "an object", .fields = kStatusFields};
+
+// The envelope, with the object kept as text: its shape depends on `type`, which may come
+// after it.
+struct Envelope {
+  std::string type;
+  std::string object;
+};
+constexpr Field kEnvelopeFields[] = {
+    field<&Envelope::type>("type", kString),
+    field<&Envelope::object>("object", kCapture),
+};
+constexpr Schema kEnvelope{
+    .type = SchemaType::Object, .expected = "an object", .fields = kEnvelopeFields};
+
+WatchEventType eventType(const std::string& type) {
+  if (type == "ADDED") return WatchEventType::Added;
+  if (type == "MODIFIED") return WatchEventType::Modified;
+  if (type == "DELETED") return WatchEventType::Deleted;
+  if (type == "BOOKMARK") return WatchEventType::Bookmark;
+  if (type == "ERROR") return WatchEventType::Error;
+  throw DecodeError("type", "unknown watch event type \"" + type + "\"");
+}
+
+template <typename Target>
+void decodeInto(std::string_view text, const Schema& schema, Target& target,
+                std::string rootPath = {}) {
+  const Field root{"", &schema, &schema::self, &noReset};
+  Input in(text);
+  Decoder(in, {}, std::move(rootPath)).decode(root, &target);
+}
+
+}  // namespace
+
+template <typename T>
+ListMeta decodeListPage(std::string_view body, const std::function<void(T&&)>& visit) {
+  Page<T> page;
+  page.visit = &visit;
+  decodeInto(body, kPage<T>, page);
+  return std::move(page.meta);
+}
+
+template <typename T>
+WatchEvent<T> decodeWatchEvent(std::string_view text) {
+  Envelope envelope;
+  decodeInto(text, kEnvelope, envelope);
+  WatchEvent<T> event;
+  event.type = eventType(envelope.type);
+  if (envelope.object.empty()) throw DecodeError("object", "missing");
+  if (event.type == WatchEventType::Error) {
+    decodeInto(envelope.object, kStatus, event.status, "object");
+  } else {
+    Versioned<T> versioned;
+    decodeInto(envelope.object, kVersionedObject<T>, versioned, "object");
+    event.object = std::move(versioned.object);
+    event.resourceVersion = std::move(versioned.resourceVersion);
+  }
+  return event;
+}
+
+Status decodeStatus(std::string_view body) {
+  Status status;
+  decodeInto(body, kStatus, status);
+  return status;
+}
+
+template ListMeta decodeListPage<Pod>(std::string_view, const std::function<void(Pod&&)>&);
+template ListMeta decodeListPage<Node>(std::string_view, const std::function<void(Node&&)>&);
+template ListMeta decodeListPage<Namespace>(std::string_view,
+                                            const std::function<void(Namespace&&)>&);
+template WatchEvent<Pod> decodeWatchEvent<Pod>(std::string_view);
+template WatchEvent<Node> decodeWatchEvent<Node>(std::string_view);
+template WatchEvent<Namespace> decodeWatchEvent<Namespace>(std::string_view);
+
+}  // namespace scheduling::api::json

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "scheduling/api/namespace.hpp"
+#include "scheduling/api/node.hpp"
+#include "scheduling/api/pod.hpp"
+
+// Decoders of what the Kubernetes API server answers the informers: one page of a typed list
+// (PodList, NodeList, NamespaceList), one watch event, and a metav1.Status. They share the
+// object schemas of the extender codecs, so a pod from a watch is read exactly as a pod in
+// a request or in the cluster-state file. They throw api::DecodeError naming the JSON path.
+namespace scheduling::api::json {
+
+// metav1.ListMeta: where a list stands, and how to ask for the next page.
+struct ListMeta {
+  std::string resourceVersion;
+  std::string continueToken;  // metadata.continue; empty on the last page
+};
+
+// metav1.Status, as the API server sends it with an error code or in an ERROR event.
+struct Status {
+  std::int32_t code = 0;
+  std::string reason;  // e.g. "Expired", "Gone"
+  std::string message;
+};
+
+enum class WatchEventType { Added, Modified, Deleted, Bookmark, Error };
+
+// One event of a watch stream of T (api::Pod, api::Node or api::Namespace).
+template <typename T>
+struct WatchEvent {
+  WatchEventType type = WatchEventType::Added;
+  // metadata.resourceVersion of the object; for a BOOKMARK, how far the watch has got.
+  std::string resourceVersion;
+  T object;       // empty for ERROR
+  Status status;  // ERROR only
+};
+
+// Decodes a list page, handing each item to `visit` as it is read (the page is never held as
+// objects), and returns the list's metadata.
+template <typename T>
+ListMeta decodeListPage(std::string_view body, const std::function<void(T&&)>& visit);
+
+// Decodes one watch event: {"type": ..., "object": ...}. An unknown type is an error.
+template <typename T>
+WatchEvent<T> decodeWatchEvent(std::string_view text);
+
+Status decodeStatus(std::string_view body);
+
+}  // namespace scheduling::api::json

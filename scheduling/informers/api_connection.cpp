@@ -1,0 +1,196 @@
+#include "scheduling/informers/api_connection.hpp"
+
+#include <openssl/ssl.h>
+
+#include <array>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+#include <stdexcept>
+
+namespace scheduling::informers {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace ssl = net::ssl;
+using net::use_awaitable;
+
+namespace {
+
+// A list page of 500 pods is a few megabytes; this only stops a broken server from filling
+// memory.
+constexpr std::uint64_t kMaxAnswerBytes = 512u << 20;
+
+bool isIpAddress(const std::string& host) {
+  boost::system::error_code ec;
+  net::ip::make_address(host, ec);
+  return !ec;
+}
+
+// Runs `op` on whichever stream the connection uses.
+template <typename Op>
+auto onStream(std::optional<beast::tcp_stream>& plain,
+              std::optional<beast::ssl_stream<beast::tcp_stream>>& secure, Op&& op) {
+  return secure ? op(*secure) : op(*plain);
+}
+
+}  // namespace
+
+std::shared_ptr<ssl::context> makeClientTlsContext(const ClientConfig& config) {
+  auto context = std::make_shared<ssl::context>(ssl::context::tls_client);
+  context->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                       ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
+  try {
+    if (config.insecureSkipTlsVerify) {
+      context->set_verify_mode(ssl::verify_none);
+    } else {
+      context->set_verify_mode(ssl::verify_peer);
+      if (config.caPem.empty()) {
+        context->set_default_verify_paths();
+      } else {
+        context->add_certificate_authority(net::buffer(config.caPem));
+      }
+    }
+    if (!config.clientCertPem.empty()) {
+      context->use_certificate_chain(net::buffer(config.clientCertPem));
+      context->use_private_key(net::buffer(config.clientKeyPem), ssl::context::pem);
+    }
+  } catch (const boost::system::system_error& e) {
+    throw std::runtime_error(config.origin + ": TLS: " + e.code().message());
+  }
+  return context;
+}
+
+ApiConnection::ApiConnection(net::any_io_executor executor, const ClientConfig& config,
+                             std::shared_ptr<ssl::context> tls, TokenSource& tokens)
+    : executor_(std::move(executor)), config_(config), tls_(std::move(tls)), tokens_(tokens) {}
+
+ApiConnection::~ApiConnection() = default;
+
+beast::tcp_stream& ApiConnection::tcp() { return secure_ ? secure_->next_layer() : *plain_; }
+
+void ApiConnection::close() {
+  if (plain_ || secure_) {
+    boost::system::error_code ignored;
+    tcp().socket().close(ignored);
+  }
+  open_ = false;
+  stream_.reset();
+}
+
+net::awaitable<void> ApiConnection::connect(std::chrono::seconds timeout) {
+  close();
+  plain_.reset();
+  secure_.reset();
+  buffer_.clear();
+  net::ip::tcp::resolver resolver(executor_);
+  const auto endpoints = co_await resolver.async_resolve(config_.host, config_.port, use_awaitable);
+  if (config_.https) {
+    secure_.emplace(executor_, *tls_);
+  } else {
+    plain_.emplace(executor_);
+  }
+  tcp().expires_after(timeout);
+  co_await tcp().async_connect(endpoints, use_awaitable);
+  if (secure_) {
+    const std::string& serverName =
+        config_.tlsServerName.empty() ? config_.host : config_.tlsServerName;
+    // SNI carries names only; certificates for an IP address are checked against its SANs.
+    if (!isIpAddress(serverName) &&
+        !SSL_set_tlsext_host_name(secure_->native_handle(), serverName.c_str())) {
+      throw boost::system::system_error(
+          beast::error_code(static_cast<int>(::ERR_get_error()), net::error::get_ssl_category()));
+    }
+    if (!config_.insecureSkipTlsVerify) {
+      secure_->set_verify_callback(ssl::host_name_verification(serverName));
+    }
+    co_await secure_->async_handshake(ssl::stream_base::client, use_awaitable);
+  }
+  open_ = true;
+}
+
+net::awaitable<void> ApiConnection::send(const std::string& target, std::chrono::seconds timeout) {
+  if (!open_) co_await connect(timeout);
+  http::request<http::empty_body> request{http::verb::get, config_.basePath + target, 11};
+  request.set(http::field::host, config_.host);
+  request.set(http::field::user_agent, "scheduler-extender");
+  request.set(http::field::accept, "application/json");
+  if (const std::string token = tokens_.token(); !token.empty()) {
+    request.set(http::field::authorization, "Bearer " + token);
+  }
+  request.keep_alive(true);
+  tcp().expires_after(timeout);
+  co_await onStream(plain_, secure_, [&](auto& stream) -> net::awaitable<void> {
+    co_await http::async_write(stream, request, use_awaitable);
+  });
+}
+
+net::awaitable<http::response<http::string_body>> ApiConnection::get(std::string target,
+                                                                     std::chrono::seconds timeout) {
+  for (int attempt = 0;; ++attempt) {
+    const bool reused = open_;
+    try {
+      co_await send(target, timeout);
+      http::response_parser<http::string_body> parser;
+      parser.body_limit(kMaxAnswerBytes);
+      co_await onStream(plain_, secure_, [&](auto& stream) -> net::awaitable<void> {
+        co_await http::async_read(stream, buffer_, parser, use_awaitable);
+      });
+      auto response = parser.release();
+      if (!response.keep_alive()) close();
+      co_return response;
+    } catch (const boost::system::system_error&) {
+      close();
+      // The server may close an idle kept-alive connection just as we use it.
+      if (!reused || attempt > 0) throw;
+    }
+  }
+}
+
+net::awaitable<http::status> ApiConnection::openStream(std::string target,
+                                                       std::chrono::seconds timeout) {
+  try {
+    co_await send(target, timeout);
+    stream_.emplace();
+    stream_->body_limit(boost::none);  // a watch runs for minutes
+    co_await onStream(plain_, secure_, [&](auto& stream) -> net::awaitable<void> {
+      co_await http::async_read_header(stream, buffer_, *stream_, use_awaitable);
+    });
+    co_return stream_->get().result();
+  } catch (const boost::system::system_error&) {
+    close();
+    throw;
+  }
+}
+
+net::awaitable<bool> ApiConnection::readSome(std::string& out, std::chrono::seconds idle) {
+  if (!stream_ || stream_->is_done()) co_return false;
+  std::array<char, 64 * 1024> chunk;
+  auto& body = stream_->get().body();
+  body.data = chunk.data();
+  body.size = chunk.size();
+  tcp().expires_after(idle);
+  beast::error_code ec;
+  co_await onStream(plain_, secure_, [&](auto& stream) -> net::awaitable<void> {
+    co_await http::async_read_some(stream, buffer_, *stream_,
+                                   net::redirect_error(use_awaitable, ec));
+  });
+  if (ec == http::error::need_buffer) ec = {};
+  if (ec) {
+    close();
+    throw boost::system::system_error(ec);
+  }
+  out.append(chunk.data(), chunk.size() - body.size);
+  if (!stream_->is_done()) co_return true;
+  if (!stream_->keep_alive()) close();
+  stream_.reset();
+  co_return false;
+}
+
+}  // namespace scheduling::informers

@@ -1,0 +1,91 @@
+#include "scheduling/informers/cache_store.hpp"
+
+#include <vector>
+
+namespace scheduling::informers {
+
+namespace {
+
+// The key an object is held under: what its delete is addressed by.
+std::string keyOf(const api::Pod& pod) {
+  // The API server always sets a UID; a pod without one is keyed as the file source does.
+  return pod.metadata.uid.empty() ? pod.metadata.ns + "/" + pod.metadata.name : pod.metadata.uid;
+}
+std::string keyOf(const api::Node& node) { return node.name; }
+std::string keyOf(const api::Namespace& ns) { return ns.name; }
+
+void upsertInto(cache::Cache& cache, api::Pod&& pod) {
+  if (pod.metadata.uid.empty()) pod.metadata.uid = keyOf(pod);
+  cache.upsertPod(std::move(pod));
+}
+void upsertInto(cache::Cache& cache, api::Node&& node) { cache.upsertNode(std::move(node)); }
+void upsertInto(cache::Cache& cache, api::Namespace&& ns) { cache.upsertNamespace(std::move(ns)); }
+
+template <typename T>
+void removeFrom(cache::Cache& cache, const std::string& key);
+template <>
+void removeFrom<api::Pod>(cache::Cache& cache, const std::string& key) {
+  cache.deletePod(key);
+}
+template <>
+void removeFrom<api::Node>(cache::Cache& cache, const std::string& key) {
+  cache.deleteNode(key);
+}
+template <>
+void removeFrom<api::Namespace>(cache::Cache& cache, const std::string& key) {
+  cache.deleteNamespace(key);
+}
+
+}  // namespace
+
+template <typename T>
+void CacheStore<T>::upsert(T&& object) {
+  keys_.insert(keyOf(object));
+  upsertInto(cache_, std::move(object));
+}
+
+template <typename T>
+void CacheStore<T>::remove(const std::string& key) {
+  keys_.erase(key);
+  removeFrom<T>(cache_, key);
+}
+
+template <typename T>
+void CacheStore<T>::replaceItem(T&& object) {
+  listed_.insert(keyOf(object));
+  upsert(std::move(object));
+}
+
+template <typename T>
+std::size_t CacheStore<T>::endReplace() {
+  std::vector<std::string> gone;
+  for (const auto& key : keys_) {
+    if (!listed_.contains(key)) gone.push_back(key);
+  }
+  for (const auto& key : gone) remove(key);
+  listed_.clear();
+  return gone.size();
+}
+
+template <typename T>
+void CacheStore<T>::apply(api::json::WatchEventType type, T&& object) {
+  using api::json::WatchEventType;
+  switch (type) {
+    case WatchEventType::Added:
+    case WatchEventType::Modified:
+      upsert(std::move(object));
+      break;
+    case WatchEventType::Deleted:
+      remove(keyOf(object));
+      break;
+    case WatchEventType::Bookmark:
+    case WatchEventType::Error:
+      break;
+  }
+}
+
+template class CacheStore<api::Pod>;
+template class CacheStore<api::Node>;
+template class CacheStore<api::Namespace>;
+
+}  // namespace scheduling::informers

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <unordered_set>
+
+#include "scheduling/api/json/api_server_codec.hpp"
+#include "scheduling/cache/cache.hpp"
+
+namespace scheduling::informers {
+
+// The informer's store for objects of type T (api::Pod, api::Node, api::Namespace): applies
+// what the reflector lists and watches to the cache, and remembers which objects it holds,
+// so that a relist can delete what the API server no longer has (the deletes a dropped
+// watch never delivered), as client-go's DeltaFIFO.Replace does.
+//
+// A relist is applied as it is read, page by page: requests meanwhile see the old objects
+// updated in place, never a cache emptied for the duration of the list.
+template <typename T>
+class CacheStore {
+ public:
+  explicit CacheStore(cache::Cache& cache) : cache_(cache) {}
+
+  void beginReplace() { listed_.clear(); }
+  void replaceItem(T&& object);
+  // The list is complete: objects held but not listed are deleted. Returns how many.
+  std::size_t endReplace();
+
+  void apply(api::json::WatchEventType type, T&& object);
+
+  // Makes what was applied visible to requests.
+  void publish() { cache_.publish(); }
+
+  std::size_t size() const { return keys_.size(); }
+
+ private:
+  void upsert(T&& object);
+  void remove(const std::string& key);
+
+  cache::Cache& cache_;
+  std::unordered_set<std::string> keys_;    // objects held in the cache
+  std::unordered_set<std::string> listed_;  // objects seen by the list in progress
+};
+
+}  // namespace scheduling::informers

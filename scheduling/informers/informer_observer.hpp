@@ -1,0 +1,28 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace scheduling::informers {
+
+// What the informers report to the process around them: metrics and logs live in the
+// server, which implements this; the informers only say what happened.
+class InformerObserver {
+ public:
+  virtual ~InformerObserver() = default;
+
+  // A watch event was applied (`type`: ADDED, MODIFIED, DELETED, BOOKMARK, ERROR).
+  virtual void watchEvent(std::string_view resource, std::string_view type) = 0;
+
+  // The informer starts over: with a new watch, or with a full list when `relist`.
+  // `reason` is one of a small fixed set (a metric label); `detail` says what happened.
+  virtual void watchRestart(std::string_view resource, std::string_view reason, bool relist,
+                            const std::string& detail) = 0;
+
+  // A full list completed: `items` objects in `pages` pages.
+  virtual void listed(std::string_view resource, std::size_t items, std::size_t pages,
+                      double seconds, bool first) = 0;
+};
+
+}  // namespace scheduling::informers

@@ -1,0 +1,272 @@
+#include "scheduling/informers/reflector.hpp"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/error.hpp>
+
+#include "scheduling/api/decode_error.hpp"
+#include "scheduling/informers/json_stream_framer.hpp"
+
+namespace scheduling::informers {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+using api::json::WatchEventType;
+
+Resource podsResource() {
+  return {"pods", "/api/v1/pods", "status.phase!=Succeeded,status.phase!=Failed"};
+}
+Resource nodesResource() { return {"nodes", "/api/v1/nodes", ""}; }
+Resource namespacesResource() { return {"namespaces", "/api/v1/namespaces", ""}; }
+
+namespace {
+
+// Why the reflector starts over, and how: `reason` labels the restart metric.
+struct Restart {
+  std::string reason;
+  std::string detail;
+  bool relist = false;
+  bool backoff = true;
+};
+
+std::string queryEscaped(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+const char* typeName(WatchEventType type) {
+  switch (type) {
+    case WatchEventType::Added:
+      return "ADDED";
+    case WatchEventType::Modified:
+      return "MODIFIED";
+    case WatchEventType::Deleted:
+      return "DELETED";
+    case WatchEventType::Bookmark:
+      return "BOOKMARK";
+    case WatchEventType::Error:
+      return "ERROR";
+  }
+  return "UNKNOWN";
+}
+
+// "410 Gone: too old resource version: 12 (40)" from an answer's status line and body.
+std::string describeAnswer(unsigned code, std::string_view reasonPhrase, std::string_view body) {
+  std::string text = std::to_string(code) + " " + std::string(reasonPhrase);
+  try {
+    const auto status = api::json::decodeStatus(body);
+    if (!status.message.empty()) text += ": " + status.message;
+  } catch (const api::DecodeError&) {
+    // Not a Status (a proxy's HTML page, say): the status line says enough.
+  }
+  return text;
+}
+
+Restart restartFor(const boost::system::system_error& e, bool watching) {
+  if (e.code() == beast::error::timeout) {
+    return {watching ? "stalled" : "timeout",
+            watching ? "no event or bookmark within the idle timeout" : "request timed out"};
+  }
+  return {"connection", e.code().message()};
+}
+
+}  // namespace
+
+template <typename T>
+Reflector<T>::Reflector(Resource resource, ApiConnection& connection, CacheStore<T>& store,
+                        InformerObserver& observer, ReflectorOptions options, unsigned seed)
+    : resource_(std::move(resource)),
+      connection_(connection),
+      store_(store),
+      observer_(observer),
+      options_(options),
+      backoff_(options.initialBackoff, options.maxBackoff, seed),
+      random_(seed),
+      timer_(connection.executor()) {}
+
+template <typename T>
+void Reflector<T>::stop() {
+  stopped_ = true;
+  timer_.cancel();
+  connection_.close();
+}
+
+template <typename T>
+net::awaitable<void> Reflector<T>::run() {
+  while (!stopped_) {
+    Restart restart;
+    try {
+      if (needList_) co_await list();
+      co_await watch();
+      restart = {"closed", "the API server ended the watch", false, false};
+    } catch (Restart& r) {
+      restart = std::move(r);
+    } catch (const api::DecodeError& e) {
+      // Something was not understood: the cache may have missed a change, so start over.
+      restart = {"decode", e.what(), true, true};
+    }
+    if (stopped_) break;
+    if (restart.relist) needList_ = true;
+    observer_.watchRestart(resource_.name, restart.reason, needList_, restart.detail);
+    if (restart.backoff) {
+      timer_.expires_after(backoff_.next());
+      boost::system::error_code ignored;
+      co_await timer_.async_wait(net::redirect_error(net::use_awaitable, ignored));
+    }
+  }
+}
+
+template <typename T>
+std::string Reflector<T>::listTarget(const std::string& continueToken) const {
+  std::string target = resource_.path + "?limit=" + std::to_string(options_.pageSize);
+  if (!resource_.fieldSelector.empty()) {
+    target += "&fieldSelector=" + queryEscaped(resource_.fieldSelector);
+  }
+  if (!continueToken.empty()) target += "&continue=" + queryEscaped(continueToken);
+  return target;
+}
+
+template <typename T>
+std::string Reflector<T>::watchTarget() {
+  const auto min = options_.minWatchTimeout.count();
+  std::uniform_int_distribution<long> timeout(min, 2 * min - 1);
+  std::string target = resource_.path + "?watch=true&allowWatchBookmarks=true&resourceVersion=" +
+                       queryEscaped(resourceVersion_) +
+                       "&timeoutSeconds=" + std::to_string(timeout(random_));
+  if (!resource_.fieldSelector.empty()) {
+    target += "&fieldSelector=" + queryEscaped(resource_.fieldSelector);
+  }
+  return target;
+}
+
+template <typename T>
+net::awaitable<void> Reflector<T>::list() {
+  const auto start = std::chrono::steady_clock::now();
+  const bool first = !synced_.load();
+  std::size_t items = 0;
+  std::size_t pages = 0;
+  std::string continueToken;
+  std::string resourceVersion;
+  const std::function<void(T &&)> replace = [&](T&& object) {
+    store_.replaceItem(std::move(object));
+    ++items;
+  };
+  store_.beginReplace();
+  do {
+    http::response<http::string_body> answer;
+    try {
+      answer = co_await connection_.get(listTarget(continueToken), options_.requestTimeout);
+    } catch (const boost::system::system_error& e) {
+      throw restartFor(e, false);
+    }
+    if (answer.result() == http::status::gone) {
+      // The continue token expired (the list took longer than etcd keeps its revision):
+      // start the list over from its first page.
+      throw Restart{"expired", describeAnswer(answer.result_int(), answer.reason(), answer.body()),
+                    true, false};
+    }
+    if (answer.result() != http::status::ok) {
+      throw Restart{"list_error",
+                    "LIST " + describeAnswer(answer.result_int(), answer.reason(), answer.body()),
+                    true, true};
+    }
+    const auto meta = api::json::decodeListPage<T>(answer.body(), replace);
+    ++pages;
+    continueToken = meta.continueToken;
+    resourceVersion = meta.resourceVersion;
+    store_.publish();
+  } while (!continueToken.empty());
+  const std::size_t deleted = store_.endReplace();
+  if (deleted > 0) store_.publish();
+  resourceVersion_ = resourceVersion;
+  needList_ = false;
+  synced_.store(true);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  observer_.listed(resource_.name, items, pages, took.count(), first);
+}
+
+template <typename T>
+net::awaitable<std::string> Reflector<T>::readErrorBody() {
+  // An error answer is a small Status; read at most a little of whatever came.
+  std::string body;
+  try {
+    while (body.size() < (64u << 10) &&
+           co_await connection_.readSome(body, options_.requestTimeout)) {
+    }
+  } catch (const boost::system::system_error&) {
+    // The status line is enough to act on.
+  }
+  connection_.close();
+  co_return body;
+}
+
+template <typename T>
+net::awaitable<void> Reflector<T>::watch() {
+  http::status status;
+  try {
+    status = co_await connection_.openStream(watchTarget(), options_.requestTimeout);
+  } catch (const boost::system::system_error& e) {
+    throw restartFor(e, false);
+  }
+  if (status != http::status::ok) {
+    const std::string body = co_await readErrorBody();
+    const auto code = static_cast<unsigned>(status);
+    const std::string detail = "WATCH " + describeAnswer(code, http::obsolete_reason(status), body);
+    if (status == http::status::gone) throw Restart{"gone", detail, true, false};
+    throw Restart{"watch_error", detail, false, true};
+  }
+  backoff_.reset();  // the API server answers again
+  try {
+    co_await readEvents();
+  } catch (const boost::system::system_error& e) {
+    throw restartFor(e, true);
+  }
+}
+
+template <typename T>
+net::awaitable<void> Reflector<T>::readEvents() {
+  JsonStreamFramer framer;
+  std::string bytes;
+  for (bool more = true; more;) {
+    bytes.clear();
+    more = co_await connection_.readSome(bytes, options_.idleTimeout);
+    framer.append(bytes);
+    bool changed = false;
+    for (auto text = framer.next(); !text.empty(); text = framer.next()) {
+      auto event = api::json::decodeWatchEvent<T>(text);
+      observer_.watchEvent(resource_.name, typeName(event.type));
+      if (event.type == WatchEventType::Error) {
+        if (changed) store_.publish();
+        const auto& s = event.status;
+        const std::string detail =
+            "ERROR event " + std::to_string(s.code) + " " + s.reason + ": " + s.message;
+        // 410: the resourceVersion is older than the server's history.
+        if (s.code == 410) throw Restart{"gone", detail, true, false};
+        throw Restart{"error_event", detail, false, true};
+      }
+      if (!event.resourceVersion.empty()) resourceVersion_ = std::move(event.resourceVersion);
+      if (event.type == WatchEventType::Bookmark) continue;
+      store_.apply(event.type, std::move(event.object));
+      changed = true;
+    }
+    // One publish per read: a burst of events costs one snapshot, and each snapshot holds
+    // whole events only.
+    if (changed) store_.publish();
+  }
+}
+
+template class Reflector<api::Pod>;
+template class Reflector<api::Node>;
+template class Reflector<api::Namespace>;
+
+}  // namespace scheduling::informers

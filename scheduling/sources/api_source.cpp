@@ -1,0 +1,63 @@
+#include "scheduling/sources/api_source.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <random>
+
+namespace scheduling::sources {
+
+namespace net = boost::asio;
+
+template <typename T>
+struct ApiSource::Informer {
+  Informer(informers::Resource resource, ApiSource& source, cache::Cache& cache,
+           informers::InformerObserver& observer, const informers::ReflectorOptions& options)
+      : connection(source.io_.get_executor(), source.config_, source.tls_, *source.tokens_),
+        store(cache),
+        reflector(std::move(resource), connection, store, observer, options,
+                  std::random_device{}()) {}
+
+  informers::ApiConnection connection;
+  informers::CacheStore<T> store;
+  informers::Reflector<T> reflector;
+};
+
+ApiSource::ApiSource(informers::ClientConfig config, cache::Cache& cache,
+                     informers::InformerObserver& observer, informers::ReflectorOptions options)
+    : config_(std::move(config)),
+      tokens_(std::make_unique<informers::TokenSource>(config_)),
+      tls_(config_.https ? informers::makeClientTlsContext(config_) : nullptr),
+      namespaces_(std::make_unique<Informer<api::Namespace>>(informers::namespacesResource(), *this,
+                                                             cache, observer, options)),
+      nodes_(std::make_unique<Informer<api::Node>>(informers::nodesResource(), *this, cache,
+                                                   observer, options)),
+      pods_(std::make_unique<Informer<api::Pod>>(informers::podsResource(), *this, cache, observer,
+                                                 options)) {}
+
+ApiSource::~ApiSource() { stop(); }
+
+void ApiSource::start() {
+  net::co_spawn(io_, namespaces_->reflector.run(), net::detached);
+  net::co_spawn(io_, nodes_->reflector.run(), net::detached);
+  net::co_spawn(io_, pods_->reflector.run(), net::detached);
+  thread_ = std::thread([this] { io_.run(); });
+}
+
+void ApiSource::stop() {
+  if (!thread_.joinable()) return;
+  // On the informers' thread: each reflector cancels what it waits for and returns, and
+  // run() ends when nothing is left.
+  net::post(io_, [this] {
+    namespaces_->reflector.stop();
+    nodes_->reflector.stop();
+    pods_->reflector.stop();
+  });
+  thread_.join();
+}
+
+bool ApiSource::synced() const {
+  return namespaces_->reflector.synced() && nodes_->reflector.synced() && pods_->reflector.synced();
+}
+
+}  // namespace scheduling::sources

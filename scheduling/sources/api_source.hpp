@@ -1,0 +1,50 @@
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <memory>
+#include <thread>
+
+#include "scheduling/cache/cache.hpp"
+#include "scheduling/informers/client_config.hpp"
+#include "scheduling/informers/informer_observer.hpp"
+#include "scheduling/informers/reflector.hpp"
+
+namespace scheduling::sources {
+
+// The cluster source for a live cluster: informers for namespaces, nodes and pods (one
+// reflector and one API server connection each) that list and then watch, feeding the
+// cache. They run on one thread of their own, so decoding and applying watch events never
+// occupies a thread that serves requests; requests read published snapshots and never wait
+// for the cache's writers.
+class ApiSource {
+ public:
+  // Throws std::runtime_error when the TLS configuration does not load.
+  ApiSource(informers::ClientConfig config, cache::Cache& cache,
+            informers::InformerObserver& observer, informers::ReflectorOptions options = {});
+  ~ApiSource();
+  ApiSource(const ApiSource&) = delete;
+  ApiSource& operator=(const ApiSource&) = delete;
+
+  // Starts the informers' thread.
+  void start();
+  // Stops the informers and joins their thread. Idempotent.
+  void stop();
+
+  // Whether every informer has applied its first full list (readiness).
+  bool synced() const;
+
+ private:
+  template <typename T>
+  struct Informer;
+
+  informers::ClientConfig config_;
+  boost::asio::io_context io_;
+  std::unique_ptr<informers::TokenSource> tokens_;
+  std::shared_ptr<boost::asio::ssl::context> tls_;
+  std::unique_ptr<Informer<api::Namespace>> namespaces_;
+  std::unique_ptr<Informer<api::Node>> nodes_;
+  std::unique_ptr<Informer<api::Pod>> pods_;
+  std::thread thread_;
+};
+
+}  // namespace scheduling::sources
