@@ -19,7 +19,7 @@ ctest --test-dir build-asan --output-on-failure --parallel "$jobs"
 
 # Threads meet in the cache (publish while requests read snapshots), the scheduler's
 # parallel filter and scoring, and the server: TSan runs the suites that exercise those.
-threaded=(cache_test scheduler_test framework_test server_test)
+threaded=(cache_test informers_test scheduler_test framework_test server_test)
 echo "== ${threaded[*]} under -fsanitize=thread (build-tsan)"
 cmake -S . -B build-tsan "${debug[@]}" -DSX_SANITIZE=thread >/dev/null
 cmake --build build-tsan --parallel "$jobs" --target "${threaded[@]}"

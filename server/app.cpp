@@ -193,8 +193,9 @@ int serve(const Options& options) {
   // Serving first, loading second: /healthz answers and /readyz says 503 meanwhile.
   if (apiServer) {
     try {
-      apiSource =
-          std::make_unique<scheduling::sources::ApiSource>(*apiServer, *cache, informerReporter);
+      apiSource = std::make_unique<scheduling::sources::ApiSource>(
+          *apiServer, *cache, informerReporter, scheduling::informers::ReflectorOptions{},
+          [] { SX_LOG_INFO << "ready: namespaces, nodes and pods listed"; });
     } catch (const std::runtime_error& e) {
       throw Fatal{e.what()};
     }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -106,18 +107,18 @@ struct Entry {
   const KubeconfigFile* file = nullptr;
 };
 
-Entry findNamed(const std::vector<KubeconfigFile>& files, const char* list, const char* inner,
-                const std::string& name) {
+std::optional<Entry> findNamed(const std::vector<KubeconfigFile>& files, const char* list,
+                               const char* inner, const std::string& name) {
   for (const auto& file : files) {
     const YAML::Node items = file.root[list];
     if (!items || !items.IsSequence()) continue;
     for (const auto& item : items) {
       if (item["name"] && item["name"].as<std::string>() == name) {
-        return {item[inner], &file};
+        return Entry{item[inner], &file};
       }
     }
   }
-  return {};
+  return std::nullopt;
 }
 
 std::string scalar(const YAML::Node& map, const char* key) {
@@ -148,33 +149,34 @@ ClientConfig loadKubeconfig(const std::string& paths) {
   const std::string source = "kubeconfig " + paths;
   if (contextName.empty()) throw std::runtime_error(source + ": current-context is not set");
   try {
-    const Entry context = findNamed(files, "contexts", "context", contextName);
-    if (!context.value) {
+    const auto context = findNamed(files, "contexts", "context", contextName);
+    if (!context) {
       throw std::runtime_error("contexts: no context named \"" + contextName + "\"");
     }
-    const std::string clusterName = scalar(context.value, "cluster");
-    const std::string userName = scalar(context.value, "user");
-    const Entry cluster = findNamed(files, "clusters", "cluster", clusterName);
-    if (!cluster.value) {
+    const std::string clusterName = scalar(context->value, "cluster");
+    const std::string userName = scalar(context->value, "user");
+    const auto cluster = findNamed(files, "clusters", "cluster", clusterName);
+    if (!cluster) {
       throw std::runtime_error("clusters: no cluster named \"" + clusterName + "\" (context \"" +
                                contextName + "\")");
     }
 
     ClientConfig config;
     const std::string clusterPath = "clusters[" + clusterName + "].cluster";
-    const std::string server = scalar(cluster.value, "server");
+    const std::string server = scalar(cluster->value, "server");
     if (server.empty()) throw std::runtime_error(clusterPath + ".server: not set");
     parseServer(server, config, clusterPath + ".server");
-    config.caPem = pemFrom(cluster, "certificate-authority", clusterPath);
-    config.insecureSkipTlsVerify = scalar(cluster.value, "insecure-skip-tls-verify") == "true";
-    config.tlsServerName = scalar(cluster.value, "tls-server-name");
+    config.caPem = pemFrom(*cluster, "certificate-authority", clusterPath);
+    config.insecureSkipTlsVerify = scalar(cluster->value, "insecure-skip-tls-verify") == "true";
+    config.tlsServerName = scalar(cluster->value, "tls-server-name");
 
     if (!userName.empty()) {
-      const Entry user = findNamed(files, "users", "user", userName);
-      if (!user.value) {
+      const auto found = findNamed(files, "users", "user", userName);
+      if (!found) {
         throw std::runtime_error("users: no user named \"" + userName + "\" (context \"" +
                                  contextName + "\")");
       }
+      const Entry& user = *found;
       const std::string userPath = "users[" + userName + "].user";
       config.bearerToken = scalar(user.value, "token");
       if (const auto tokenFile = scalar(user.value, "tokenFile"); !tokenFile.empty()) {

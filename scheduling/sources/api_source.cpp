@@ -23,17 +23,48 @@ struct ApiSource::Informer {
   informers::Reflector<T> reflector;
 };
 
+class ApiSource::SyncNotifier final : public informers::InformerObserver {
+ public:
+  SyncNotifier(const ApiSource& source, informers::InformerObserver& next,
+               std::function<void()> onSynced)
+      : source_(source), next_(next), onSynced_(std::move(onSynced)) {}
+
+  void watchEvent(std::string_view resource, std::string_view type) override {
+    next_.watchEvent(resource, type);
+  }
+  void watchRestart(std::string_view resource, std::string_view reason, bool relist,
+                    const std::string& detail) override {
+    next_.watchRestart(resource, reason, relist, detail);
+  }
+  void listed(std::string_view resource, std::size_t items, std::size_t pages, double seconds,
+              bool first) override {
+    next_.listed(resource, items, pages, seconds, first);
+    if (first && !notified_ && source_.synced()) {
+      notified_ = true;
+      if (onSynced_) onSynced_();
+    }
+  }
+
+ private:
+  const ApiSource& source_;
+  informers::InformerObserver& next_;
+  std::function<void()> onSynced_;
+  bool notified_ = false;
+};
+
 ApiSource::ApiSource(informers::ClientConfig config, cache::Cache& cache,
-                     informers::InformerObserver& observer, informers::ReflectorOptions options)
+                     informers::InformerObserver& observer, informers::ReflectorOptions options,
+                     std::function<void()> onSynced)
     : config_(std::move(config)),
+      notifier_(std::make_unique<SyncNotifier>(*this, observer, std::move(onSynced))),
       tokens_(std::make_unique<informers::TokenSource>(config_)),
       tls_(config_.https ? informers::makeClientTlsContext(config_) : nullptr),
       namespaces_(std::make_unique<Informer<api::Namespace>>(informers::namespacesResource(), *this,
-                                                             cache, observer, options)),
+                                                             cache, *notifier_, options)),
       nodes_(std::make_unique<Informer<api::Node>>(informers::nodesResource(), *this, cache,
-                                                   observer, options)),
-      pods_(std::make_unique<Informer<api::Pod>>(informers::podsResource(), *this, cache, observer,
-                                                 options)) {}
+                                                   *notifier_, options)),
+      pods_(std::make_unique<Informer<api::Pod>>(informers::podsResource(), *this, cache,
+                                                 *notifier_, options)) {}
 
 ApiSource::~ApiSource() { stop(); }
 

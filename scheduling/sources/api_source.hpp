@@ -1,6 +1,7 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -18,9 +19,11 @@ namespace scheduling::sources {
 // for the cache's writers.
 class ApiSource {
  public:
-  // Throws std::runtime_error when the TLS configuration does not load.
+  // `onSynced` runs once, on the informers' thread, when every informer has applied its
+  // first list. Throws std::runtime_error when the TLS configuration does not load.
   ApiSource(informers::ClientConfig config, cache::Cache& cache,
-            informers::InformerObserver& observer, informers::ReflectorOptions options = {});
+            informers::InformerObserver& observer, informers::ReflectorOptions options = {},
+            std::function<void()> onSynced = {});
   ~ApiSource();
   ApiSource(const ApiSource&) = delete;
   ApiSource& operator=(const ApiSource&) = delete;
@@ -36,8 +39,11 @@ class ApiSource {
  private:
   template <typename T>
   struct Informer;
+  // Passes reports on, and notices the moment the last first list completes.
+  class SyncNotifier;
 
   informers::ClientConfig config_;
+  std::unique_ptr<SyncNotifier> notifier_;
   boost::asio::io_context io_;
   std::unique_ptr<informers::TokenSource> tokens_;
   std::shared_ptr<boost::asio::ssl::context> tls_;

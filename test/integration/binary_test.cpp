@@ -25,6 +25,10 @@ std::ostream& operator<<(std::ostream& out, const StartupErrorCase& c) { return 
 const std::vector<StartupErrorCase> kStartupErrors = {
     {"unknown flag", {"--cluster-sate", "x"}, 2, "unknown flag --cluster-sate"},
     {"no cluster source", {}, 1, "no cluster source: pass --cluster-state FILE"},
+    {"missing kubeconfig",
+     {"--kubeconfig", "/nonexistent/kubeconfig"},
+     1,
+     "--kubeconfig: kubeconfig /nonexistent/kubeconfig: no such file"},
     {"missing cluster-state file",
      {"--cluster-state", "/nonexistent/cluster.json", "--listen", "127.0.0.1:0"},
      1,

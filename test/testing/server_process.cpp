@@ -83,16 +83,16 @@ ProcessResult runBinary(const std::vector<std::string>& args) {
   return result;
 }
 
-ServerProcess::ServerProcess(std::vector<std::string> args) {
+ServerProcess::ServerProcess(std::vector<std::string> args, const std::string& marker) {
   args.insert(args.end(), {"--listen", "127.0.0.1:0"});
   int outFd = -1;
   pid_ = spawn(std::move(args), &outFd, &stderrFd_);
   close(outFd);
-  readLogUntil("] ready");
-  const std::string marker = "://127.0.0.1:";
-  const auto at = log_.find(marker);
+  readLogUntil(marker);
+  const std::string address = "://127.0.0.1:";
+  const auto at = log_.find(address);
   if (at == std::string::npos) throw std::runtime_error("no listen line in log:\n" + log_);
-  port_ = static_cast<std::uint16_t>(std::stoi(log_.substr(at + marker.size())));
+  port_ = static_cast<std::uint16_t>(std::stoi(log_.substr(at + address.size())));
 }
 
 ServerProcess::~ServerProcess() {

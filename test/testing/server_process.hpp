@@ -22,7 +22,9 @@ ProcessResult runBinary(const std::vector<std::string>& args);
 // "serving on" line). The destructor kills it if stop() was not called.
 class ServerProcess {
  public:
-  explicit ServerProcess(std::vector<std::string> args);
+  // Returns once the log shows `marker`: by default readiness; "serving on" to see the
+  // server before its cache is synced.
+  explicit ServerProcess(std::vector<std::string> args, const std::string& marker = "] ready");
   ~ServerProcess();
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;

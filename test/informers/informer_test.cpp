@@ -1,0 +1,495 @@
+// The informers against the API-server double: lists, watches and every fault the double
+// can inject, checking afterwards that the cache holds exactly what the double holds.
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "scheduling/cache/cache.hpp"
+#include "scheduling/sources/api_source.hpp"
+#include "test/testing/api_server_double.hpp"
+
+// Named rather than anonymous: data-driven test cases are templates, and GCC warns when
+// their lambdas capture types with internal linkage.
+namespace informer_test {
+
+using namespace std::chrono_literals;
+using scheduling::informers::ClientConfig;
+using testing::ApiObject;
+using testing::ApiServerDouble;
+
+// Counts what the informers report.
+struct RecordingObserver final : scheduling::informers::InformerObserver {
+  void watchEvent(std::string_view resource, std::string_view type) override {
+    std::lock_guard lock(mutex);
+    ++events[std::string(resource) + " " + std::string(type)];
+  }
+  void watchRestart(std::string_view resource, std::string_view reason, bool,
+                    const std::string&) override {
+    std::lock_guard lock(mutex);
+    ++restarts[std::string(resource) + " " + std::string(reason)];
+  }
+  void listed(std::string_view resource, std::size_t, std::size_t, double, bool) override {
+    std::lock_guard lock(mutex);
+    ++lists[std::string(resource)];
+  }
+  int restartsFor(const std::string& key) {
+    std::lock_guard lock(mutex);
+    return restarts[key];
+  }
+  int listsOf(const std::string& resource) {
+    std::lock_guard lock(mutex);
+    return lists[resource];
+  }
+
+  std::mutex mutex;
+  std::map<std::string, int> events;
+  std::map<std::string, int> restarts;
+  std::map<std::string, int> lists;
+};
+
+scheduling::informers::ReflectorOptions fastOptions() {
+  scheduling::informers::ReflectorOptions options;
+  options.pageSize = 3;  // several pages for every list
+  options.idleTimeout = 1s;
+  options.minWatchTimeout = 2s;
+  options.initialBackoff = std::chrono::milliseconds(10);
+  options.maxBackoff = std::chrono::milliseconds(200);
+  return options;
+}
+
+ClientConfig configFor(const ApiServerDouble& server) {
+  ClientConfig config;
+  config.host = "127.0.0.1";
+  config.port = std::to_string(server.port());
+  config.https = false;
+  config.origin = "test";
+  return config;
+}
+
+// What the cache shows requests, in the double's terms.
+struct View {
+  std::map<std::string, std::map<std::string, std::string>> nodes;       // name → labels
+  std::map<std::string, std::map<std::string, std::string>> namespaces;  // name → labels
+  std::map<std::string, std::string> assigned;                           // ns/name → node
+  std::map<std::string, std::string> nominated;                          // ns/name → node
+  std::set<std::string> terminating;
+  std::map<std::string, std::map<std::string, std::string>> podLabels;
+
+  bool operator==(const View&) const = default;
+};
+
+std::map<std::string, std::string> labelsOf(const scheduling::api::Labels& labels) {
+  std::map<std::string, std::string> out;
+  for (const auto& [key, value] : labels) out.emplace(key, value);
+  return out;
+}
+
+View viewOf(const scheduling::cache::Snapshot& snapshot, const std::set<std::string>& nodeNames) {
+  View view;
+  for (const auto* info : snapshot.nodeInfoList()) {
+    view.nodes[info->node()->name] = labelsOf(info->node()->labels);
+    for (const auto& podInfo : info->pods()) {
+      const auto& pod = podInfo->pod();
+      const std::string key = pod.metadata.ns + "/" + pod.metadata.name;
+      view.assigned[key] = info->node()->name;
+      view.podLabels[key] = labelsOf(pod.metadata.labels);
+      if (pod.isTerminating()) view.terminating.insert(key);
+    }
+  }
+  snapshot.forEachNamespace([&](const std::string& name, const scheduling::api::Labels& labels) {
+    view.namespaces[name] = labelsOf(labels);
+  });
+  for (const auto& node : nodeNames) {
+    for (const auto& podInfo : snapshot.nominatedPodsForNode(node)) {
+      const auto& pod = podInfo->pod();
+      view.nominated[pod.metadata.ns + "/" + pod.metadata.name] = node;
+    }
+  }
+  return view;
+}
+
+// What the cache should show for the double's objects (CONTRACT §4): pods on a node that
+// exists count when not terminal; unbound pods with a nomination are nominated.
+View truthOf(const ApiServerDouble& server) {
+  View view;
+  for (const auto& [name, node] : server.objects("nodes")) view.nodes[name] = node.labels;
+  for (const auto& [name, ns] : server.objects("namespaces")) view.namespaces[name] = ns.labels;
+  for (const auto& [key, pod] : server.objects("pods")) {
+    if (pod.phase == "Succeeded" || pod.phase == "Failed") continue;
+    if (!pod.nodeName.empty()) {
+      if (!view.nodes.contains(pod.nodeName)) continue;  // a ghost's pods are not shown
+      view.assigned[key] = pod.nodeName;
+      view.podLabels[key] = pod.labels;
+      if (pod.terminating) view.terminating.insert(key);
+    } else if (!pod.nominatedNodeName.empty()) {
+      view.nominated[key] = pod.nominatedNodeName;
+    }
+  }
+  return view;
+}
+
+std::set<std::string> nodeNamesIn(const ApiServerDouble& server) {
+  std::set<std::string> names;
+  for (const auto& [name, node] : server.objects("nodes")) names.insert(name);
+  for (const auto& [key, pod] : server.objects("pods")) {
+    if (!pod.nominatedNodeName.empty()) names.insert(pod.nominatedNodeName);
+  }
+  return names;
+}
+
+// Polls until the cache shows what the double holds (the informers are asynchronous by
+// nature); false after `limit`.
+bool converges(const ApiServerDouble& server, const scheduling::cache::Cache& cache,
+               std::chrono::seconds limit = 20s) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    const View truth = truthOf(server);
+    if (viewOf(*cache.snapshot(), nodeNamesIn(server)) == truth) return true;
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+}
+
+template <typename Predicate>
+bool eventually(Predicate predicate, std::chrono::seconds limit = 20s) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!predicate()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
+ApiObject node(const std::string& name, const std::string& zone) {
+  ApiObject object;
+  object.name = name;
+  object.labels = {{"kubernetes.io/hostname", name}, {"topology.kubernetes.io/zone", zone}};
+  return object;
+}
+ApiObject ns(const std::string& name, const std::string& team) {
+  ApiObject object;
+  object.name = name;
+  object.labels = {{"team", team}};
+  return object;
+}
+ApiObject pod(const std::string& name, const std::string& nodeName, const std::string& app) {
+  ApiObject object;
+  object.name = name;
+  object.ns = "default";
+  object.labels = {{"app", app}};
+  object.nodeName = nodeName;
+  return object;
+}
+
+ApiServerDouble::Options doubleOptions(bool tls, std::string token, bool goneAsErrorEvent) {
+  ApiServerDouble::Options options;
+  options.tls = tls;
+  options.token = std::move(token);
+  options.goneAsErrorEvent = goneAsErrorEvent;
+  return options;
+}
+
+void seed(ApiServerDouble& server, int nodes, int pods) {
+  server.put("namespaces", ns("default", "a"));
+  server.put("namespaces", ns("batch", "b"));
+  for (int i = 0; i < nodes; ++i) {
+    server.put("nodes", node("node-" + std::to_string(i), "zone-" + std::to_string(i % 3)));
+  }
+  for (int i = 0; i < pods; ++i) {
+    server.put("pods", pod("pod-" + std::to_string(i), "node-" + std::to_string(i % nodes), "web"));
+  }
+}
+
+struct Fixture {
+  explicit Fixture(ApiServerDouble::Options options = {})
+      : server(std::move(options)), source(configFor(server), cache, observer, fastOptions()) {}
+
+  ApiServerDouble server;
+  scheduling::cache::Cache cache;
+  RecordingObserver observer;
+  scheduling::sources::ApiSource source;
+};
+
+int count(const std::vector<std::string>& requests, const std::string& what) {
+  return static_cast<int>(std::count(requests.begin(), requests.end(), what));
+}
+
+}  // namespace informer_test
+
+using namespace informer_test;
+
+BOOST_AUTO_TEST_SUITE(informers)
+
+BOOST_AUTO_TEST_CASE(the_first_list_is_paginated_and_syncs_the_cache) {
+  Fixture f;
+  seed(f.server, 7, 20);
+  BOOST_TEST(!f.source.synced());
+  f.source.start();
+  BOOST_TEST(eventually([&] { return f.source.synced(); }));
+  BOOST_TEST(converges(f.server, f.cache));
+  // 20 pods in pages of 3: 7 LISTs; 7 nodes: 3.
+  BOOST_TEST(count(f.server.requests(), "LIST pods") == 7);
+  BOOST_TEST(count(f.server.requests(), "LIST nodes") == 3);
+  BOOST_TEST(f.cache.numNodes() == 7u);
+  BOOST_TEST(f.cache.numAssignedPods() == 20u);
+}
+
+BOOST_AUTO_TEST_CASE(watch_events_follow_every_kind_of_change) {
+  Fixture f;
+  seed(f.server, 4, 6);
+  f.source.start();
+  BOOST_TEST(eventually([&] { return f.source.synced(); }));
+
+  auto moved = pod("pod-0", "node-3", "web");  // a pod moving between nodes
+  f.server.put("pods", moved);
+  auto relabelled = pod("pod-1", "node-1", "api");
+  f.server.put("pods", relabelled);
+  auto nominated = pod("pending", "", "web");
+  nominated.nominatedNodeName = "node-2";
+  f.server.put("pods", nominated);
+  auto terminating = pod("pod-2", "node-2", "web");
+  terminating.terminating = true;
+  f.server.put("pods", terminating);
+  auto finished = pod("pod-3", "node-3", "web");
+  finished.phase = "Succeeded";  // leaves the field selector: DELETED for the watch
+  f.server.put("pods", finished);
+  f.server.put("nodes", node("node-1", "zone-9"));  // relabelled node
+  f.server.put("namespaces", ns("batch", "c"));
+  f.server.remove("namespaces", "default");
+  BOOST_TEST(converges(f.server, f.cache));
+
+  // A node deleted while pods remain on it, then the pods after it.
+  f.server.remove("nodes", "node-2");
+  BOOST_TEST(converges(f.server, f.cache));
+  f.server.remove("pods", "default/pod-2");
+  f.server.remove("pods", "default/pod-5");
+  BOOST_TEST(converges(f.server, f.cache));
+  // The node comes back: empty.
+  f.server.put("nodes", node("node-2", "zone-2"));
+  BOOST_TEST(converges(f.server, f.cache));
+  BOOST_TEST(f.observer.events["pods DELETED"] >= 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_dropped_watch_resumes_from_the_last_resource_version) {
+  Fixture f;
+  seed(f.server, 3, 6);
+  f.source.start();
+  BOOST_TEST(eventually([&] { return f.source.synced(); }));
+  f.server.put("pods", pod("before-drop", "node-1", "web"));
+  BOOST_TEST(converges(f.server, f.cache));
+  const int podLists = count(f.server.requests(), "LIST pods");
+
+  f.server.dropWatches();
+  f.server.put("pods", pod("after-drop", "node-2", "web"));
+  f.server.remove("pods", "default/pod-0");
+  BOOST_TEST(converges(f.server, f.cache));
+  BOOST_TEST(f.observer.restartsFor("pods connection") >= 1);
+  BOOST_TEST(count(f.server.requests(), "LIST pods") == podLists);  // no relist needed
+}
+
+BOOST_AUTO_TEST_CASE(a_stalled_watch_is_abandoned_and_resumed) {
+  Fixture f;
+  seed(f.server, 3, 3);
+  f.source.start();
+  BOOST_TEST(eventually([&] { return f.source.synced(); }));
+  const int podLists = count(f.server.requests(), "LIST pods");
+  const int podWatches = count(f.server.requests(), "WATCH pods");
+
+  f.server.stallWatches(true);
+  f.server.put("pods", pod("during-stall", "node-0", "web"));
+  // The informer gives up on the silent connection and watches again (and again).
+  BOOST_TEST(eventually([&] { return f.observer.restartsFor("pods stalled") >= 1; }));
+  BOOST_TEST(eventually([&] { return count(f.server.requests(), "WATCH pods") > podWatches; }));
+  f.server.stallWatches(false);
+  BOOST_TEST(converges(f.server, f.cache));
+  BOOST_TEST(count(f.server.requests(), "LIST pods") == podLists);
+}
+
+// 410 for a watch from a compacted resourceVersion: as a status, and as an ERROR event.
+BOOST_DATA_TEST_CASE(gone_relists_and_deletes_what_the_watch_missed,
+                     boost::unit_test::data::make({false, true}), goneAsErrorEvent) {
+  Fixture f(doubleOptions(false, "", goneAsErrorEvent));
+  seed(f.server, 3, 6);
+  f.source.start();
+  BOOST_TEST(eventually([&] { return f.source.synced(); }));
+  const int podLists = f.observer.listsOf("pods");
+
+  // Changes while the watch is stalled, then history compacted and the connection cut:
+  // the resumed watch is too old and only a relist can bring the deletes.
+  f.server.stallWatches(true);
+  f.server.remove("pods", "default/pod-1");
+  f.server.remove("nodes", "node-0");
+  f.server.put("pods", pod("new", "node-1", "web"));
+  f.server.compact();
+  f.server.dropWatches();
+  f.server.stallWatches(false);
+  BOOST_TEST(converges(f.server, f.cache));
+  BOOST_TEST(f.observer.listsOf("pods") > podLists);
+  BOOST_TEST(f.observer.restartsFor("pods gone") >= 1);
+}
+
+BOOST_AUTO_TEST_CASE(an_error_event_is_followed_by_a_new_watch) {
+  Fixture f;
+  seed(f.server, 2, 2);
+  f.source.start();
+  BOOST_TEST(eventually([&] { return f.source.synced(); }));
+  BOOST_TEST(eventually([&] { return f.server.openWatches() == 3u; }));
+  f.server.sendErrorEvent(500, "InternalError");
+  f.server.put("pods", pod("after-error", "node-0", "web"));
+  BOOST_TEST(converges(f.server, f.cache));
+  BOOST_TEST(f.observer.restartsFor("pods error_event") >= 1);
+}
+
+BOOST_AUTO_TEST_CASE(an_expired_continue_token_restarts_the_list) {
+  ApiServerDouble server({});
+  seed(server, 2, 12);
+  server.expireNextContinue();
+  scheduling::cache::Cache cache;
+  RecordingObserver observer;
+  scheduling::sources::ApiSource source(configFor(server), cache, observer, fastOptions());
+  source.start();
+  BOOST_TEST(eventually([&] { return source.synced(); }));
+  BOOST_TEST(converges(server, cache));
+  BOOST_TEST(observer.restartsFor("namespaces expired") + observer.restartsFor("nodes expired") +
+                 observer.restartsFor("pods expired") ==
+             1);
+}
+
+BOOST_AUTO_TEST_CASE(failing_requests_are_retried_with_backoff) {
+  ApiServerDouble server({});
+  seed(server, 2, 4);
+  server.failNextRequests(6, 500);
+  scheduling::cache::Cache cache;
+  RecordingObserver observer;
+  scheduling::sources::ApiSource source(configFor(server), cache, observer, fastOptions());
+  source.start();
+  BOOST_TEST(eventually([&] { return source.synced(); }));
+  BOOST_TEST(converges(server, cache));
+}
+
+BOOST_AUTO_TEST_CASE(bookmarks_advance_without_changing_the_cache) {
+  Fixture f;
+  seed(f.server, 2, 2);
+  f.source.start();
+  BOOST_TEST(eventually([&] { return f.source.synced(); }));
+  BOOST_TEST(eventually([&] { return f.server.openWatches() == 3u; }));
+  f.server.sendBookmarks();
+  BOOST_TEST(eventually([&] {
+    std::lock_guard lock(f.observer.mutex);
+    return f.observer.events["pods BOOKMARK"] >= 1 && f.observer.events["nodes BOOKMARK"] >= 1;
+  }));
+  BOOST_TEST(converges(f.server, f.cache));
+}
+
+BOOST_AUTO_TEST_CASE(tls_with_the_test_ca_and_a_bearer_token) {
+  ApiServerDouble server(doubleOptions(true, "s3cret", false));
+  seed(server, 2, 3);
+  ClientConfig config = configFor(server);
+  config.https = true;
+  std::ifstream ca(std::string(SX_SOURCE_DIR) + "/test/data/pki/ca.crt");
+  config.caPem.assign(std::istreambuf_iterator<char>(ca), {});
+  config.bearerToken = "s3cret";
+  scheduling::cache::Cache cache;
+  RecordingObserver observer;
+  scheduling::sources::ApiSource source(config, cache, observer, fastOptions());
+  source.start();
+  BOOST_TEST(eventually([&] { return source.synced(); }));
+  BOOST_TEST(converges(server, cache));
+}
+
+BOOST_AUTO_TEST_CASE(a_wrong_token_never_syncs) {
+  ApiServerDouble server(doubleOptions(false, "right", false));
+  seed(server, 1, 1);
+  ClientConfig config = configFor(server);
+  config.bearerToken = "wrong";
+  scheduling::cache::Cache cache;
+  RecordingObserver observer;
+  scheduling::sources::ApiSource source(config, cache, observer, fastOptions());
+  source.start();
+  BOOST_TEST(eventually([&] { return observer.restartsFor("pods list_error") >= 2; }));
+  BOOST_TEST(!source.synced());
+}
+
+// Random changes interleaved with random faults, from fixed seeds: whatever happened, once
+// the faults stop the cache equals the double. Meanwhile a reader checks that every snapshot
+// it takes is consistent: no pod on two nodes, every pod on the node its spec names.
+BOOST_DATA_TEST_CASE(random_churn_with_faults_converges, boost::unit_test::data::make({1, 2, 3}),
+                     seedValue) {
+  Fixture f(doubleOptions(false, "", seedValue % 2 == 0));
+  seed(f.server, 6, 12);
+  f.source.start();
+  BOOST_TEST(eventually([&] { return f.source.synced(); }));
+
+  std::atomic<bool> done{false};
+  std::atomic<int> inconsistent{0};
+  std::atomic<int> snapshots{0};
+  std::thread reader([&] {
+    while (!done.load()) {
+      const auto snapshot = f.cache.snapshot();
+      std::set<std::string> seen;
+      for (const auto* info : snapshot->nodeInfoList()) {
+        for (const auto& podInfo : info->pods()) {
+          const auto& p = podInfo->pod();
+          if (!seen.insert(p.metadata.uid).second) ++inconsistent;
+          if (p.spec.nodeName != info->node()->name) ++inconsistent;
+        }
+      }
+      ++snapshots;
+    }
+  });
+
+  std::mt19937 random(static_cast<unsigned>(seedValue));
+  const auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(random); };
+  for (int step = 0; step < 300; ++step) {
+    const int what = pick(100);
+    const std::string nodeName = "node-" + std::to_string(pick(8));
+    const std::string podName = "pod-" + std::to_string(pick(30));
+    if (what < 45) {
+      auto p = pod(podName, pick(5) == 0 ? "" : nodeName, pick(2) ? "web" : "db");
+      if (p.nodeName.empty() && pick(2)) p.nominatedNodeName = nodeName;
+      if (pick(10) == 0) p.terminating = true;
+      if (pick(15) == 0) p.phase = pick(2) ? "Succeeded" : "Failed";
+      f.server.put("pods", p);
+    } else if (what < 60) {
+      f.server.remove("pods", "default/" + podName);
+    } else if (what < 70) {
+      f.server.put("nodes", node(nodeName, "zone-" + std::to_string(pick(3))));
+    } else if (what < 75) {
+      f.server.remove("nodes", nodeName);
+    } else if (what < 80) {
+      f.server.put("namespaces", ns("ns-" + std::to_string(pick(4)), pick(2) ? "a" : "b"));
+    } else if (what < 82) {
+      f.server.remove("namespaces", "ns-" + std::to_string(pick(4)));
+    } else if (what < 86) {
+      f.server.dropWatches();
+    } else if (what < 88) {
+      f.server.compact();
+      f.server.dropWatches();
+    } else if (what < 90) {
+      f.server.sendErrorEvent(pick(2) ? 410 : 500, "Injected");
+    } else if (what < 92) {
+      f.server.failNextRequests(pick(3) + 1, pick(2) ? 500 : 429);
+    } else if (what < 94) {
+      f.server.sendBookmarks();
+    } else if (what < 96) {
+      f.server.stallWatches(true);
+    } else {
+      f.server.stallWatches(false);
+    }
+    if (step % 25 == 0) std::this_thread::sleep_for(5ms);  // let some watches catch up
+  }
+  f.server.stallWatches(false);
+  BOOST_TEST(converges(f.server, f.cache, 30s));
+  done.store(true);
+  reader.join();
+  BOOST_TEST(inconsistent.load() == 0);
+  BOOST_TEST(snapshots.load() > 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

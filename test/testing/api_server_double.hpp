@@ -1,0 +1,155 @@
+#pragma once
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <condition_variable>
+#include <cstdint>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace testing {
+
+// What the double holds of a namespace, node or pod: the fields the extender reads.
+struct ApiObject {
+  std::string name;
+  std::string ns;  // pods
+  std::map<std::string, std::string> labels;
+  std::string nodeName;  // pods: spec.nodeName
+  std::string phase = "Running";
+  std::string nominatedNodeName;
+  bool terminating = false;
+  std::string affinityJson;  // pods: spec.affinity as JSON, "" for none
+
+  bool operator==(const ApiObject&) const = default;
+};
+
+// An API server for the informers' tests, speaking the protocol the way kube-apiserver does
+// for /api/v1/{namespaces,nodes,pods}:
+//  - one resourceVersion counter for every change, as etcd's revision;
+//  - LIST with limit/continue, pages served from a snapshot frozen at the first page's
+//    resourceVersion; an expired continue token answers 410 Expired;
+//  - WATCH from a resourceVersion as a chunked stream of JSON events, replaying the history
+//    after it, then live events; BOOKMARKs when asked; the stream ends after
+//    timeoutSeconds; a resourceVersion older than the retained history answers 410 Gone
+//    (as a status, or as an ERROR event after 200, the way the watch cache does);
+//  - the pod field selector `status.phase!=Succeeded,status.phase!=Failed`, with a pod that
+//    leaves the selection seen by watchers as DELETED;
+//  - a bearer-token check (401), and TLS with the test PKI.
+// Faults are injected between requests or into open watches: dropped and stalled
+// connections, ERROR events, failing requests, compaction, expired continue tokens.
+class ApiServerDouble {
+ public:
+  struct Options {
+    bool tls = false;
+    std::string token;              // required bearer token; "" accepts any request
+    bool goneAsErrorEvent = false;  // 410 for a too-old watch as 200 + ERROR event
+  };
+
+  explicit ApiServerDouble(Options options);
+  ~ApiServerDouble();
+  ApiServerDouble(const ApiServerDouble&) = delete;
+  ApiServerDouble& operator=(const ApiServerDouble&) = delete;
+
+  std::uint16_t port() const { return port_; }
+  std::string url() const;
+
+  // --- state: each change takes the next resourceVersion and is seen by watchers ---
+  // `resource` is "namespaces", "nodes" or "pods"; pods are keyed namespace/name.
+  void put(const std::string& resource, const ApiObject& object);
+  void remove(const std::string& resource, const std::string& key);
+  std::map<std::string, ApiObject> objects(const std::string& resource) const;
+  std::uint64_t resourceVersion() const;
+
+  // --- faults ---
+  void dropWatches();               // close open watches without ending them
+  void stallWatches(bool stalled);  // keep watches open but send nothing
+  void sendErrorEvent(int code, const std::string& reason);  // to open watches, then end them
+  void sendBookmarks();  // a BOOKMARK at the current version to every watch
+  void failNextRequests(int count, unsigned status);  // answer with this status instead
+  void compact();               // forget history: watches from an older resourceVersion get 410
+  void expireNextContinue();  // the next page asked for by continue token: 410 Expired
+  void setToken(const std::string& token);  // rotate the accepted token
+
+  // Requests seen, for assertions: "LIST pods", "WATCH nodes", ...
+  std::vector<std::string> requests() const;
+  std::size_t openWatches() const;
+
+ private:
+  struct Event {
+    std::uint64_t resourceVersion;
+    std::string resource;
+    std::string type;  // ADDED, MODIFIED, DELETED
+    std::optional<ApiObject> before;
+    std::optional<ApiObject> after;
+    std::string uid;
+  };
+  struct Stored {
+    ApiObject object;
+    std::uint64_t resourceVersion;
+    std::string uid;
+  };
+  struct FrozenList {
+    std::string resource;
+    std::uint64_t resourceVersion;
+    std::vector<std::string> items;  // JSON
+    std::size_t next = 0;
+  };
+  struct Connection;
+
+  void accept();
+  void serve(std::shared_ptr<Connection> connection);
+  template <typename Stream>
+  void serveStream(Stream& stream, Connection& connection);
+  template <typename Stream>
+  bool handle(Stream& stream, const std::string& target, const std::string& authorization);
+  template <typename Stream>
+  void streamWatch(Stream& stream, const std::string& resource, std::uint64_t from,
+                   int timeoutSeconds, bool bookmarks, bool selected);
+  std::string render(const std::string& resource, const Stored& stored) const;
+  std::string renderObject(const std::string& resource, const ApiObject& object,
+                           const std::string& uid, std::uint64_t resourceVersion) const;
+  std::string uidOf(const std::string& resource, const std::string& key) const;
+  void record(Event event);
+
+  Options options_;
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  std::unique_ptr<boost::asio::ssl::context> tls_;
+  std::uint16_t port_ = 0;
+  std::thread acceptThread_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  bool stopping_ = false;
+  std::uint64_t resourceVersion_ = 100;
+  std::uint64_t oldestRetained_ = 100;  // watches from before this get 410
+  std::map<std::string, std::map<std::string, Stored>> state_;
+  std::map<std::string, std::uint64_t> generation_;  // per key, for UIDs of recreated objects
+  std::vector<Event> history_;
+  std::map<std::string, FrozenList> lists_;
+  std::uint64_t nextListId_ = 1;
+  std::uint64_t dropGeneration_ = 0;
+  std::uint64_t bookmarkGeneration_ = 0;
+  std::uint64_t errorGeneration_ = 0;
+  int errorCode_ = 0;
+  std::string errorReason_;
+  bool stalled_ = false;
+  bool expireNextContinue_ = false;
+  int failCount_ = 0;
+  unsigned failStatus_ = 500;
+  std::vector<std::string> requests_;
+  std::atomic<std::size_t> openWatches_{0};
+  std::list<std::shared_ptr<Connection>> connections_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace testing
