@@ -33,7 +33,7 @@ bool isIpAddress(const std::string& host) {
   return !ec;
 }
 
-// Runs `op` on whichever stream the connection uses.
+// Starts `op` on whichever stream the connection uses and returns its awaitable.
 template <typename Op>
 auto onStream(std::optional<beast::tcp_stream>& plain,
               std::optional<beast::ssl_stream<beast::tcp_stream>>& secure, Op&& op) {
@@ -126,8 +126,8 @@ net::awaitable<void> ApiConnection::send(const std::string& target, std::chrono:
   }
   request.keep_alive(true);
   tcp().expires_after(timeout);
-  co_await onStream(plain_, secure_, [&](auto& stream) -> net::awaitable<void> {
-    co_await http::async_write(stream, request, use_awaitable);
+  co_await onStream(plain_, secure_, [&](auto& stream) {
+    return http::async_write(stream, request, use_awaitable);
   });
 }
 
@@ -139,8 +139,8 @@ net::awaitable<http::response<http::string_body>> ApiConnection::get(std::string
       co_await send(target, timeout);
       http::response_parser<http::string_body> parser;
       parser.body_limit(kMaxAnswerBytes);
-      co_await onStream(plain_, secure_, [&](auto& stream) -> net::awaitable<void> {
-        co_await http::async_read(stream, buffer_, parser, use_awaitable);
+      co_await onStream(plain_, secure_, [&](auto& stream) {
+        return http::async_read(stream, buffer_, parser, use_awaitable);
       });
       auto response = parser.release();
       if (!response.keep_alive()) close();
@@ -159,8 +159,8 @@ net::awaitable<http::status> ApiConnection::openStream(std::string target,
     co_await send(target, timeout);
     stream_.emplace();
     stream_->body_limit(boost::none);  // a watch runs for minutes
-    co_await onStream(plain_, secure_, [&](auto& stream) -> net::awaitable<void> {
-      co_await http::async_read_header(stream, buffer_, *stream_, use_awaitable);
+    co_await onStream(plain_, secure_, [&](auto& stream) {
+      return http::async_read_header(stream, buffer_, *stream_, use_awaitable);
     });
     co_return stream_->get().result();
   } catch (const boost::system::system_error&) {
@@ -177,9 +177,8 @@ net::awaitable<bool> ApiConnection::readSome(std::string& out, std::chrono::seco
   body.size = chunk.size();
   tcp().expires_after(idle);
   beast::error_code ec;
-  co_await onStream(plain_, secure_, [&](auto& stream) -> net::awaitable<void> {
-    co_await http::async_read_some(stream, buffer_, *stream_,
-                                   net::redirect_error(use_awaitable, ec));
+  co_await onStream(plain_, secure_, [&](auto& stream) {
+    return http::async_read_some(stream, buffer_, *stream_, net::redirect_error(use_awaitable, ec));
   });
   if (ec == http::error::need_buffer) ec = {};
   if (ec) {
