@@ -28,6 +28,7 @@ HttpServer::HttpServer(const HttpServerOptions& options, Router router)
                                                kQueuedPerComputeThread)},
       certificateCheck_(ioc_) {
   sessionContext_.maxConnections = options.maxConnections;
+  sessionContext_.headerTimeout = options.headerTimeout;
 }
 
 HttpServer::~HttpServer() { stop(); }

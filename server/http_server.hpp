@@ -30,6 +30,7 @@ struct HttpServerOptions {
   int computeThreads = 2;
   std::shared_ptr<TlsContextProvider> tls;  // null: plain HTTP
   std::size_t maxConnections = 4096;
+  std::chrono::seconds headerTimeout{10};  // see SessionContext
 };
 
 // The HTTP edge: I/O threads running the listener and the sessions, and a compute pool for

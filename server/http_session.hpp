@@ -35,11 +35,15 @@ class HttpSession {
     // Room for whole 64 KB reads: with an empty buffer Beast reads 512 bytes at a time,
     // which turns a 50 MB NodeList into a hundred thousand reads.
     buffer_.reserve(kReadChunkBytes);
+    if (buffer_.size() > 0) return readHeader();  // a pipelined request is already here
+    // Idle until the first byte, so the header clock starts only when a request does.
     boost::beast::get_lowest_layer(derived().stream()).expires_after(context_.idleTimeout);
-    http::async_read_header(
-        derived().stream(), buffer_, *parser_,
-        [self = derived().shared_from_this()](boost::beast::error_code ec, std::size_t) {
-          self->onReadHeader(ec);
+    derived().stream().async_read_some(
+        buffer_.prepare(kReadChunkBytes),
+        [self = derived().shared_from_this()](boost::beast::error_code ec, std::size_t n) {
+          if (ec) return self->onRead(ec);
+          self->buffer_.commit(n);
+          self->readHeader();
         });
   }
 
@@ -48,6 +52,15 @@ class HttpSession {
 
  private:
   Derived& derived() { return static_cast<Derived&>(*this); }
+
+  void readHeader() {
+    boost::beast::get_lowest_layer(derived().stream()).expires_after(context_.headerTimeout);
+    http::async_read_header(
+        derived().stream(), buffer_, *parser_,
+        [self = derived().shared_from_this()](boost::beast::error_code ec, std::size_t) {
+          self->onReadHeader(ec);
+        });
+  }
 
   void onReadHeader(boost::beast::error_code ec) {
     if (ec) return onRead(ec);
@@ -66,6 +79,7 @@ class HttpSession {
   }
 
   void readBody() {
+    boost::beast::get_lowest_layer(derived().stream()).expires_after(context_.bodyTimeout);
     const auto length = parser_->content_length();
     if (length && *length >= kDirectReadBytes && !parser_->chunked()) {
       return readBodyDirectly(static_cast<std::size_t>(*length));

@@ -30,7 +30,13 @@ struct SessionContext {
   // clients cannot exhaust file descriptors or memory.
   std::atomic<std::size_t> connections{0};
   std::size_t maxConnections = 4096;
+  // Slow clients are bounded at each step of a request: a kept-alive connection may wait
+  // this long for a request's first byte; the header must then arrive whole within
+  // headerTimeout (slowloris); the body, which may be a 50 MB NodeList on a slow link,
+  // within bodyTimeout.
   std::chrono::seconds idleTimeout{60};
+  std::chrono::seconds headerTimeout{10};
+  std::chrono::seconds bodyTimeout{60};
 };
 
 }  // namespace server

@@ -20,8 +20,9 @@ struct ExampleServer {
   server::HttpServer http;
 
   explicit ExampleServer(std::size_t maxBodyBytes = server::kDefaultMaxBodyBytes,
-                         std::size_t maxConnections = 4096)
-      : http({"127.0.0.1", 0, maxBodyBytes, 2, 2, nullptr, maxConnections},
+                         std::size_t maxConnections = 4096,
+                         std::chrono::seconds headerTimeout = std::chrono::seconds(10))
+      : http({"127.0.0.1", 0, maxBodyBytes, 2, 2, nullptr, maxConnections, headerTimeout},
              server::Router(cluster.routerContext())) {
     http.start();
   }
@@ -205,6 +206,30 @@ BOOST_AUTO_TEST_CASE(connections_past_the_cap_are_closed_on_accept) {
   testing::HttpClient third(server.port());
   BOOST_TEST(third.closedByServer());
   BOOST_TEST(first.get("/healthz").status == 200u);
+}
+
+// Slowloris: a header still incomplete after the header timeout loses its connection; a
+// kept-alive connection that is merely idle keeps it (the idle wait is longer).
+BOOST_AUTO_TEST_CASE(a_slow_header_is_cut_off_but_an_idle_connection_is_not) {
+  ExampleServer server(server::kDefaultMaxBodyBytes, 4096, std::chrono::seconds(1));
+  testing::HttpClient idle(server.port());
+  BOOST_TEST(idle.get("/healthz").status == 200u);
+
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket slow(io);
+  slow.connect({boost::asio::ip::make_address("127.0.0.1"), server.port()});
+  boost::asio::write(slow,
+                     boost::asio::buffer(std::string("POST /filter HTTP/1.1\r\nHost: x\r\n")));
+  const auto start = std::chrono::steady_clock::now();
+  char byte;
+  boost::system::error_code ec;
+  slow.read_some(boost::asio::buffer(&byte, 1), ec);  // returns when the server closes
+  BOOST_TEST((ec == boost::asio::error::eof || ec == boost::asio::error::connection_reset),
+             ec.message());
+  BOOST_TEST((std::chrono::steady_clock::now() - start < std::chrono::seconds(30)));
+
+  // The idle connection outlived the header timeout and still serves.
+  BOOST_TEST(idle.get("/healthz").status == 200u);
 }
 
 BOOST_AUTO_TEST_CASE(drain_answers_requests_already_read) {
