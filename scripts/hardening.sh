@@ -29,7 +29,7 @@ ctest --test-dir build-tsan --output-on-failure --parallel "$jobs" \
 echo "== bounded load: 64 keep-alive connections for 30s (build/)"
 python3 scripts/load_check.py build/scheduler-extender 30
 
-targets=(extender_args extender_preemption_args cluster_state_list configuration)
+targets=(extender_args extender_preemption_args cluster_state_list configuration watch_stream)
 echo "== fuzzing each target for ${fuzz_seconds}s (build-fuzz)"
 cmake -S . -B build-fuzz "${debug[@]}" -DCMAKE_CXX_COMPILER=clang++ -DSX_BUILD_FUZZERS=ON \
   -DSX_SANITIZE=address,undefined >/dev/null
@@ -43,8 +43,9 @@ for target in "${targets[@]}"; do
     extender_preemption_args) cp examples/requests/preempt-*.json "$corpus" ;;
     cluster_state_list) cp examples/cluster-state.json "$corpus" ;;
     configuration) cp examples/config.yaml "$corpus" ;;
+    watch_stream) cp test/fuzz/seeds/watch_stream.json "$corpus" ;;
   esac
-  cp test/fuzz/regressions/"$target"/* "$corpus"
+  cp test/fuzz/regressions/"$target"/* "$corpus" 2>/dev/null || true
   build-fuzz/test/"${target}"_fuzzer -max_total_time="$fuzz_seconds" -max_len=65536 \
     -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix=build-fuzz/findings/"$target"- "$corpus" 2>&1 | tail -n 12

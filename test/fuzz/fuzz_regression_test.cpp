@@ -23,6 +23,7 @@ const std::map<std::string_view, std::vector<std::string>> kSeeds = {
     {"extender_preemption_args", {"examples/requests/preempt-meta.json"}},
     {"cluster_state_list", {"examples/cluster-state.json"}},
     {"configuration", {"examples/config.yaml"}},
+    {"watch_stream", {"test/fuzz/seeds/watch_stream.json"}},
 };
 
 std::vector<fs::path> inputsOf(std::string_view target) {

@@ -5,9 +5,11 @@
 #include <string>
 
 #include "scheduling/api/decode_error.hpp"
+#include "scheduling/api/json/api_server_codec.hpp"
 #include "scheduling/api/json/extender_codec.hpp"
 #include "scheduling/api/json/list_reader.hpp"
 #include "scheduling/config/configuration.hpp"
+#include "scheduling/informers/json_stream_framer.hpp"
 
 namespace fuzz {
 namespace {
@@ -63,6 +65,30 @@ int configuration(const std::uint8_t* data, std::size_t size) {
   try {
     scheduling::config::parseConfiguration(std::string(asText(data, size)), "fuzz");
   } catch (const scheduling::config::ConfigError&) {
+  }
+  return 0;
+}
+
+// A watch response body as the informers read it: cut into events wherever the bytes say,
+// each decoded as a pod event; and the whole body as a list page.
+int watchStream(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text = asText(data, size);
+  scheduling::informers::JsonStreamFramer framer;
+  // Two reads, split in the middle, as a network read might.
+  framer.append(text.substr(0, size / 2));
+  for (int read = 0; read < 2; ++read) {
+    for (auto event = framer.next(); !event.empty(); event = framer.next()) {
+      try {
+        scheduling::api::json::decodeWatchEvent<scheduling::api::Pod>(event);
+      } catch (const scheduling::api::DecodeError&) {
+      }
+    }
+    if (read == 0) framer.append(text.substr(size / 2));
+  }
+  try {
+    scheduling::api::json::decodeListPage<scheduling::api::Node>(text,
+                                                                 [](scheduling::api::Node&&) {});
+  } catch (const scheduling::api::DecodeError&) {
   }
   return 0;
 }

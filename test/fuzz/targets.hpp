@@ -15,6 +15,7 @@ int extenderArgs(const std::uint8_t* data, std::size_t size);
 int extenderPreemptionArgs(const std::uint8_t* data, std::size_t size);
 int clusterStateList(const std::uint8_t* data, std::size_t size);
 int configuration(const std::uint8_t* data, std::size_t size);
+int watchStream(const std::uint8_t* data, std::size_t size);
 
 struct Target {
   std::string_view name;  // also the folder under regressions/
@@ -26,6 +27,7 @@ inline constexpr Target kTargets[] = {
     {"extender_preemption_args", &extenderPreemptionArgs},
     {"cluster_state_list", &clusterStateList},
     {"configuration", &configuration},
+    {"watch_stream", &watchStream},
 };
 
 }  // namespace fuzz
