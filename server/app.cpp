@@ -165,8 +165,18 @@ int serve(const Options& options) {
   framework->setMetricsRecorder(metrics);
   scheduling::Scheduler scheduler(framework, cache);
   std::atomic<bool> fileLoaded{false};
-  std::unique_ptr<scheduling::sources::ApiSource> apiSource;
   InformerReporter informerReporter(metrics);
+  // Built before the server starts, since readiness asks it; its informers start later.
+  std::unique_ptr<scheduling::sources::ApiSource> apiSource;
+  if (apiServer) {
+    try {
+      apiSource = std::make_unique<scheduling::sources::ApiSource>(
+          *apiServer, *cache, informerReporter, scheduling::informers::ReflectorOptions{},
+          [] { SX_LOG_INFO << "ready: namespaces, nodes and pods listed"; });
+    } catch (const std::runtime_error& e) {
+      throw Fatal{e.what()};
+    }
+  }
   std::atomic<bool> draining{false};
 
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -191,14 +201,7 @@ int serve(const Options& options) {
               << describeProfile(*framework);
 
   // Serving first, loading second: /healthz answers and /readyz says 503 meanwhile.
-  if (apiServer) {
-    try {
-      apiSource = std::make_unique<scheduling::sources::ApiSource>(
-          *apiServer, *cache, informerReporter, scheduling::informers::ReflectorOptions{},
-          [] { SX_LOG_INFO << "ready: namespaces, nodes and pods listed"; });
-    } catch (const std::runtime_error& e) {
-      throw Fatal{e.what()};
-    }
+  if (apiSource) {
     SX_LOG_INFO << "watching the API server at " << (apiServer->https ? "https://" : "http://")
                 << apiServer->host << ":" << apiServer->port << " (" << apiServer->origin
                 << "); ready once namespaces, nodes and pods are listed";
