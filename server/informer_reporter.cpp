@@ -11,18 +11,23 @@ void InformerReporter::watchEvent(std::string_view resource, std::string_view ty
 void InformerReporter::watchRestart(std::string_view resource, std::string_view reason, bool relist,
                                     const std::string& detail) {
   metrics_.countWatchRestart(resource, reason);
-  if (reason == "closed") {
-    SX_LOG_V(2) << resource << " watch ended by the API server; watching again";
+  if (reason == "closed" || reason == "idle") {
+    SX_LOG_V(2) << resource << " watch "
+                << (reason == "closed" ? "ended by the API server" : detail) << "; watching again";
     return;
   }
   SX_LOG_WARNING << resource << (relist ? " informer relisting" : " watch reconnecting")
                  << " (reason " << reason << "): " << detail;
 }
 
-void InformerReporter::listed(std::string_view resource, std::size_t items, std::size_t pages,
-                              double seconds, bool first) {
-  SX_LOG_INFO << (first ? "listed " : "relisted ") << items << " " << resource << " in " << pages
-              << (pages == 1 ? " page" : " pages") << " (" << seconds << "s)";
+void InformerReporter::listed(std::string_view resource,
+                              const scheduling::informers::ListSummary& summary) {
+  SX_LOG_INFO << (summary.first ? "listed " : "relisted ") << summary.items << " " << resource
+              << " in " << summary.pages << (summary.pages == 1 ? " page" : " pages") << " ("
+              << summary.seconds << "s)"
+              << (summary.first ? ""
+                                : "; deleted " + std::to_string(summary.deleted) +
+                                      " that the watch had missed");
 }
 
 }  // namespace server

@@ -15,8 +15,8 @@ class InformerReporter final : public scheduling::informers::InformerObserver {
   void watchEvent(std::string_view resource, std::string_view type) override;
   void watchRestart(std::string_view resource, std::string_view reason, bool relist,
                     const std::string& detail) override;
-  void listed(std::string_view resource, std::size_t items, std::size_t pages, double seconds,
-              bool first) override;
+  void listed(std::string_view resource,
+              const scheduling::informers::ListSummary& summary) override;
 
  private:
   Metrics& metrics_;

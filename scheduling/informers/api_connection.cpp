@@ -2,7 +2,6 @@
 
 #include <openssl/ssl.h>
 
-#include <array>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -23,9 +22,8 @@ using net::use_awaitable;
 
 namespace {
 
-// A list page of 500 pods is a few megabytes; this only stops a broken server from filling
-// memory.
-constexpr std::uint64_t kMaxAnswerBytes = 512u << 20;
+// What one read of an answer's body takes at most.
+constexpr std::size_t kReadChunkBytes = 64u << 10;
 
 bool isIpAddress(const std::string& host) {
   boost::system::error_code ec;
@@ -81,7 +79,7 @@ void ApiConnection::close() {
     tcp().socket().close(ignored);
   }
   open_ = false;
-  stream_.reset();
+  answer_.reset();
 }
 
 net::awaitable<void> ApiConnection::connect(std::chrono::seconds timeout) {
@@ -116,6 +114,9 @@ net::awaitable<void> ApiConnection::connect(std::chrono::seconds timeout) {
 }
 
 net::awaitable<void> ApiConnection::send(const std::string& target, std::chrono::seconds timeout) {
+  // An answer not read to its end (a watch given up on, a list that failed to decode) leaves
+  // the connection mid-body: only a new connection can carry the next request.
+  if (answer_) close();
   if (!open_) co_await connect(timeout);
   http::request<http::empty_body> request{http::verb::get, config_.basePath + target, 11};
   request.set(http::field::host, config_.host);
@@ -131,20 +132,21 @@ net::awaitable<void> ApiConnection::send(const std::string& target, std::chrono:
   });
 }
 
-net::awaitable<http::response<http::string_body>> ApiConnection::get(std::string target,
-                                                                     std::chrono::seconds timeout) {
+net::awaitable<http::status> ApiConnection::get(std::string target, std::chrono::seconds timeout) {
   for (int attempt = 0;; ++attempt) {
     const bool reused = open_;
     try {
       co_await send(target, timeout);
-      http::response_parser<http::string_body> parser;
-      parser.body_limit(kMaxAnswerBytes);
+      answer_.emplace();
+      answer_->body_limit(boost::none);  // a watch runs for minutes; a list is read in pieces
       co_await onStream(plain_, secure_, [&](auto& stream) {
-        return http::async_read(stream, buffer_, parser, use_awaitable);
+        return http::async_read_header(stream, buffer_, *answer_, use_awaitable);
       });
-      auto response = parser.release();
-      if (!response.keep_alive()) close();
-      co_return response;
+      const auto status = answer_->get().result();
+      // A rotated service-account token: read the file again rather than wait for the
+      // periodic refresh.
+      if (status == http::status::unauthorized) tokens_.expire();
+      co_return status;
     } catch (const boost::system::system_error&) {
       close();
       // The server may close an idle kept-alive connection just as we use it.
@@ -153,42 +155,26 @@ net::awaitable<http::response<http::string_body>> ApiConnection::get(std::string
   }
 }
 
-net::awaitable<http::status> ApiConnection::openStream(std::string target,
-                                                       std::chrono::seconds timeout) {
-  try {
-    co_await send(target, timeout);
-    stream_.emplace();
-    stream_->body_limit(boost::none);  // a watch runs for minutes
-    co_await onStream(plain_, secure_, [&](auto& stream) {
-      return http::async_read_header(stream, buffer_, *stream_, use_awaitable);
-    });
-    co_return stream_->get().result();
-  } catch (const boost::system::system_error&) {
-    close();
-    throw;
-  }
-}
-
 net::awaitable<bool> ApiConnection::readSome(std::string& out, std::chrono::seconds idle) {
-  if (!stream_ || stream_->is_done()) co_return false;
-  std::array<char, 64 * 1024> chunk;
-  auto& body = stream_->get().body();
-  body.data = chunk.data();
-  body.size = chunk.size();
+  if (!answer_ || answer_->is_done()) co_return false;
+  chunk_.resize(kReadChunkBytes);
+  auto& body = answer_->get().body();
+  body.data = chunk_.data();
+  body.size = chunk_.size();
   tcp().expires_after(idle);
   beast::error_code ec;
   co_await onStream(plain_, secure_, [&](auto& stream) {
-    return http::async_read_some(stream, buffer_, *stream_, net::redirect_error(use_awaitable, ec));
+    return http::async_read_some(stream, buffer_, *answer_, net::redirect_error(use_awaitable, ec));
   });
   if (ec == http::error::need_buffer) ec = {};
   if (ec) {
     close();
     throw boost::system::system_error(ec);
   }
-  out.append(chunk.data(), chunk.size() - body.size);
-  if (!stream_->is_done()) co_return true;
-  if (!stream_->keep_alive()) close();
-  stream_.reset();
+  out.append(chunk_.data(), chunk_.size() - body.size);
+  if (!answer_->is_done()) co_return true;
+  if (!answer_->keep_alive()) close();
+  answer_.reset();
   co_return false;
 }
 

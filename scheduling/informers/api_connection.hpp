@@ -7,12 +7,12 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/string_body.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "scheduling/informers/client_config.hpp"
 #include "scheduling/informers/token_source.hpp"
@@ -39,17 +39,14 @@ class ApiConnection {
   ApiConnection(const ApiConnection&) = delete;
   ApiConnection& operator=(const ApiConnection&) = delete;
 
-  // GET `target` (path and query, below the server URL's path) and read the whole answer,
-  // within `timeout`. A request on a kept-alive connection that the server had meanwhile
-  // closed is retried once on a new connection.
-  boost::asio::awaitable<http::response<http::string_body>> get(std::string target,
-                                                                std::chrono::seconds timeout);
+  // GET `target` (path and query, below the server URL's path) and read the answer's header
+  // within `timeout`; the body is then read piece by piece with readSome, so that neither a
+  // watch nor a list of any size is held whole. A request on a kept-alive connection that
+  // the server had meanwhile closed is retried once on a new connection. A 401 makes the
+  // token source read its file again.
+  boost::asio::awaitable<http::status> get(std::string target, std::chrono::seconds timeout);
 
-  // GET `target` and read the answer's header, within `timeout`; the body is then read
-  // piece by piece with readSome. For watches.
-  boost::asio::awaitable<http::status> openStream(std::string target, std::chrono::seconds timeout);
-
-  // Appends the next bytes of the streamed body to `out` (possibly none, after a chunk
+  // Appends the next bytes of the answer's body to `out` (possibly none, after a chunk
   // header). Returns false once the body has ended (what this call appended still counts).
   // Fails with beast::error::timeout when nothing arrived within `idle`: a stalled stream.
   boost::asio::awaitable<bool> readSome(std::string& out, std::chrono::seconds idle);
@@ -73,7 +70,8 @@ class ApiConnection {
   std::optional<boost::beast::ssl_stream<boost::beast::tcp_stream>> secure_;
   bool open_ = false;
   boost::beast::flat_buffer buffer_;
-  std::optional<http::response_parser<http::buffer_body>> stream_;
+  std::optional<http::response_parser<http::buffer_body>> answer_;  // the answer being read
+  std::vector<char> chunk_;  // readSome's buffer, kept between reads
 };
 
 }  // namespace scheduling::informers

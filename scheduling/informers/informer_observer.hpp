@@ -6,6 +6,15 @@
 
 namespace scheduling::informers {
 
+// What a full list did.
+struct ListSummary {
+  std::size_t items = 0;
+  std::size_t pages = 0;
+  std::size_t deleted = 0;  // objects held before that the list no longer had
+  double seconds = 0;
+  bool first = false;  // the informer's first list (a relist otherwise)
+};
+
 // What the informers report to the process around them: metrics and logs live in the
 // server, which implements this; the informers only say what happened.
 class InformerObserver {
@@ -20,9 +29,8 @@ class InformerObserver {
   virtual void watchRestart(std::string_view resource, std::string_view reason, bool relist,
                             const std::string& detail) = 0;
 
-  // A full list completed: `items` objects in `pages` pages.
-  virtual void listed(std::string_view resource, std::size_t items, std::size_t pages,
-                      double seconds, bool first) = 0;
+  // A full list completed.
+  virtual void listed(std::string_view resource, const ListSummary& summary) = 0;
 };
 
 }  // namespace scheduling::informers

@@ -6,6 +6,7 @@
 
 #include "scheduling/api/decode_error.hpp"
 #include "scheduling/informers/json_stream_framer.hpp"
+#include "scheduling/informers/list_stream_splitter.hpp"
 
 namespace scheduling::informers {
 
@@ -74,8 +75,11 @@ std::string describeAnswer(unsigned code, std::string_view reasonPhrase, std::st
 
 Restart restartFor(const boost::system::system_error& e, bool watching) {
   if (e.code() == beast::error::timeout) {
-    return {watching ? "stalled" : "timeout",
-            watching ? "no event or bookmark within the idle timeout" : "request timed out"};
+    // A silent watch is routine (a quiet resource) or a stall (a dead peer, a half-open
+    // connection); either way a new watch from where the cache stands is the cheap cure, and
+    // it needs no backoff.
+    if (watching) return {"idle", "no event or bookmark within the idle timeout", false, false};
+    return {"timeout", "request timed out"};
   }
   return {"connection", e.code().message()};
 }
@@ -152,47 +156,65 @@ std::string Reflector<T>::watchTarget() {
 template <typename T>
 net::awaitable<void> Reflector<T>::list() {
   const auto start = std::chrono::steady_clock::now();
-  const bool first = !synced_.load();
-  std::size_t items = 0;
-  std::size_t pages = 0;
+  ListSummary summary;
+  summary.first = !synced_.load();
   std::string continueToken;
   std::string resourceVersion;
-  const std::function<void(T &&)> replace = [&](T&& object) {
-    store_.replaceItem(std::move(object));
-    ++items;
-  };
   store_.beginReplace();
   do {
-    http::response<http::string_body> answer;
+    http::status status;
     try {
-      answer = co_await connection_.get(listTarget(continueToken), options_.requestTimeout);
+      status = co_await connection_.get(listTarget(continueToken), options_.requestTimeout);
     } catch (const boost::system::system_error& e) {
       throw restartFor(e, false);
     }
-    if (answer.result() == http::status::gone) {
+    if (status != http::status::ok) {
+      const std::string body = co_await readErrorBody();
+      const std::string detail = "LIST " + describeAnswer(static_cast<unsigned>(status),
+                                                          http::obsolete_reason(status), body);
       // The continue token expired (the list took longer than etcd keeps its revision):
       // start the list over from its first page.
-      throw Restart{"expired", describeAnswer(answer.result_int(), answer.reason(), answer.body()),
-                    true, false};
+      if (status == http::status::gone) throw Restart{"expired", detail, true, false};
+      throw Restart{"list_error", detail, true, true};
     }
-    if (answer.result() != http::status::ok) {
-      throw Restart{"list_error",
-                    "LIST " + describeAnswer(answer.result_int(), answer.reason(), answer.body()),
-                    true, true};
-    }
-    const auto meta = api::json::decodeListPage<T>(answer.body(), replace);
-    ++pages;
+    const auto meta = co_await readListPage(summary);
     continueToken = meta.continueToken;
     resourceVersion = meta.resourceVersion;
-    store_.publish();
+    // Requests see a relist progress page by page; before the first list completes nobody
+    // reads the cache (the extender is not ready), so it is published once, at the end.
+    if (!summary.first) store_.publish();
   } while (!continueToken.empty());
-  const std::size_t deleted = store_.endReplace();
-  if (deleted > 0) store_.publish();
+  summary.deleted = store_.endReplace();
+  store_.publish();
   resourceVersion_ = resourceVersion;
   needList_ = false;
   synced_.store(true);
-  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-  observer_.listed(resource_.name, items, pages, took.count(), first);
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  observer_.listed(resource_.name, summary);
+}
+
+template <typename T>
+net::awaitable<api::json::ListMeta> Reflector<T>::readListPage(ListSummary& summary) {
+  // Item by item as the bytes arrive: memory holds one item, whatever the page size the
+  // server chose (a server may ignore `limit`).
+  ListStreamSplitter splitter;
+  std::string bytes;
+  for (bool more = true; more;) {
+    bytes.clear();
+    try {
+      more = co_await connection_.readSome(bytes, options_.requestTimeout);
+    } catch (const boost::system::system_error& e) {
+      throw restartFor(e, false);
+    }
+    splitter.append(bytes);
+    for (auto text = splitter.nextItem(); !text.empty(); text = splitter.nextItem()) {
+      store_.replaceItem(api::json::decodeListItem<T>(text, splitter.itemsSeen() - 1));
+      ++summary.items;
+    }
+  }
+  if (!splitter.complete()) throw api::DecodeError("", "the list answer ended before its end");
+  ++summary.pages;
+  co_return api::json::decodeListMeta(splitter.envelope());
 }
 
 template <typename T>
@@ -214,7 +236,7 @@ template <typename T>
 net::awaitable<void> Reflector<T>::watch() {
   http::status status;
   try {
-    status = co_await connection_.openStream(watchTarget(), options_.requestTimeout);
+    status = co_await connection_.get(watchTarget(), options_.requestTimeout);
   } catch (const boost::system::system_error& e) {
     throw restartFor(e, false);
   }

@@ -33,9 +33,12 @@ struct ReflectorOptions {
   // A watch asks the server to end it after a time drawn from [minWatchTimeout,
   // 2 × minWatchTimeout), as client-go does, so replicas do not all re-watch in step.
   std::chrono::seconds minWatchTimeout{300};
-  // A watch that delivers nothing, not even a bookmark, for this long is taken as stalled
-  // (a dead peer or a half-open connection) and resumed on a new connection.
-  std::chrono::seconds idleTimeout{30};
+  // A watch that delivers nothing, not even a bookmark, for this long is opened again from
+  // the last resourceVersion on a new connection. The API server says nothing on a watch of
+  // a quiet resource (a bookmark about once a minute at most), and a stalled connection (a
+  // dead peer, a half-open connection) looks just the same: re-watching costs one request
+  // and heals a stall within seconds.
+  std::chrono::seconds idleTimeout{10};
   Backoff::Duration initialBackoff{250};
   Backoff::Duration maxBackoff{8000};
 };
@@ -73,6 +76,7 @@ class Reflector {
 
  private:
   boost::asio::awaitable<void> list();
+  boost::asio::awaitable<api::json::ListMeta> readListPage(ListSummary& summary);
   boost::asio::awaitable<void> watch();
   boost::asio::awaitable<void> readEvents();
   boost::asio::awaitable<std::string> readErrorBody();

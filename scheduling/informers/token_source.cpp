@@ -30,4 +30,9 @@ std::string TokenSource::token() {
   return cached_;
 }
 
+void TokenSource::expire() {
+  std::lock_guard lock(mutex_);
+  read_ = false;
+}
+
 }  // namespace scheduling::informers

@@ -19,6 +19,9 @@ class TokenSource {
   // The current token, "" when there is none. A failed re-read keeps the previous token.
   std::string token();
 
+  // The API server refused the token: read the file again on the next token() call.
+  void expire();
+
  private:
   std::string fixed_;
   std::string file_;

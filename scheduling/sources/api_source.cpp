@@ -36,10 +36,9 @@ class ApiSource::SyncNotifier final : public informers::InformerObserver {
                     const std::string& detail) override {
     next_.watchRestart(resource, reason, relist, detail);
   }
-  void listed(std::string_view resource, std::size_t items, std::size_t pages, double seconds,
-              bool first) override {
-    next_.listed(resource, items, pages, seconds, first);
-    if (first && !notified_ && source_.synced()) {
+  void listed(std::string_view resource, const informers::ListSummary& summary) override {
+    next_.listed(resource, summary);
+    if (summary.first && !notified_ && source_.synced()) {
       notified_ = true;
       if (onSynced_) onSynced_();
     }

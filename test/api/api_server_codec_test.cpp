@@ -34,33 +34,48 @@ using namespace api_server_codec_test;
 
 BOOST_AUTO_TEST_SUITE(api_server_codec)
 
-// Items of a typed list carry no kind; the list's metadata says where to continue.
-BOOST_AUTO_TEST_CASE(a_list_page_hands_over_its_items_and_its_metadata) {
-  const std::string body = R"({"kind":"PodList","apiVersion":"v1",
-    "metadata":{"resourceVersion":"812","continue":"eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ=="},
-    "items":[
-      {"metadata":{"name":"a","namespace":"ns","uid":"u1","resourceVersion":"800",
-                   "labels":{"app":"web"},"managedFields":[{"manager":"x"}]},
-       "spec":{"nodeName":"n1","affinity":{"podAntiAffinity":{
-         "requiredDuringSchedulingIgnoredDuringExecution":[{"topologyKey":"zone",
-           "labelSelector":{"matchLabels":{"app":"web"}},"matchLabelKeys":["app"]}]}}},
-       "status":{"phase":"Running"}},
-      {"metadata":{"name":"b","namespace":"ns","uid":"u2"},"status":{"nominatedNodeName":"n2"}}
-    ]})";
-  std::vector<Pod> pods;
-  const auto meta = decodeListPage<Pod>(body, [&](Pod&& pod) { pods.push_back(std::move(pod)); });
-  BOOST_TEST(meta.resourceVersion == "812");
-  BOOST_TEST(meta.continueToken == "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ==");
-  BOOST_REQUIRE(pods.size() == 2u);
-  BOOST_TEST(pods[0].metadata.uid == "u1");
-  BOOST_TEST(pods[0].spec.nodeName == "n1");
-  BOOST_TEST(*pods[0].metadata.labels.get("app") == "web");
+// Items of a typed list carry no kind: each is read as its list's type says.
+BOOST_AUTO_TEST_CASE(a_list_item_is_read_as_its_type) {
+  const auto pod = decodeListItem<Pod>(
+      R"({"metadata":{"name":"a","namespace":"ns","uid":"u1","resourceVersion":"800",
+          "labels":{"app":"web"},"managedFields":[{"manager":"x"}]},
+          "spec":{"nodeName":"n1","affinity":{"podAntiAffinity":{
+          "requiredDuringSchedulingIgnoredDuringExecution":[{"topologyKey":"zone",
+          "labelSelector":{"matchLabels":{"app":"web"}},"matchLabelKeys":["app"]}]}}},
+          "status":{"phase":"Running"}})",
+      0);
+  BOOST_TEST(pod.metadata.uid == "u1");
+  BOOST_TEST(pod.spec.nodeName == "n1");
+  BOOST_TEST(*pod.metadata.labels.get("app") == "web");
   // matchLabelKeys merged into the selector, as for pods in requests.
   const auto& term =
-      pods[0].spec.affinity->podAntiAffinity->requiredDuringSchedulingIgnoredDuringExecution[0];
+      pod.spec.affinity->podAntiAffinity->requiredDuringSchedulingIgnoredDuringExecution[0];
   BOOST_TEST(term.labelSelector->matchExpressions.size() == 1u);
-  BOOST_TEST(pods[1].status.nominatedNodeName == "n2");
-  BOOST_TEST(pods[1].spec.nodeName.empty());  // the holder is reset between items
+
+  const auto node = decodeListItem<Node>(R"({"metadata":{"name":"n1","labels":{"z":"a"}}})", 3);
+  BOOST_TEST(node.name == "n1");
+  BOOST_TEST(*node.labels.get("z") == "a");
+}
+
+BOOST_AUTO_TEST_CASE(a_bad_list_item_is_named_by_its_index) {
+  try {
+    decodeListItem<Pod>(R"({"metadata":{"name":7}})", 12);
+    BOOST_FAIL("decoded");
+  } catch (const DecodeError& e) {
+    BOOST_TEST(e.path() == "items[12].metadata.name");
+  }
+}
+
+// The list's metadata says where the list stands and where to continue.
+BOOST_AUTO_TEST_CASE(list_metadata_is_read_whatever_surrounds_it) {
+  const auto meta = decodeListMeta(
+      R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"812",
+          "continue":"eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ==","remainingItemCount":3},"items":[]})");
+  BOOST_TEST(meta.resourceVersion == "812");
+  BOOST_TEST(meta.continueToken == "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ==");
+  const auto last = decodeListMeta(R"({"items":[],"metadata":{"resourceVersion":"9"}})");
+  BOOST_TEST(last.resourceVersion == "9");
+  BOOST_TEST(last.continueToken.empty());
 }
 
 BOOST_AUTO_TEST_CASE(watch_events_carry_the_object_and_its_resource_version) {

@@ -10,6 +10,7 @@
 #include "scheduling/api/json/list_reader.hpp"
 #include "scheduling/config/configuration.hpp"
 #include "scheduling/informers/json_stream_framer.hpp"
+#include "scheduling/informers/list_stream_splitter.hpp"
 
 namespace fuzz {
 namespace {
@@ -69,25 +70,35 @@ int configuration(const std::uint8_t* data, std::size_t size) {
   return 0;
 }
 
-// A watch response body as the informers read it: cut into events wherever the bytes say,
-// each decoded as a pod event; and the whole body as a list page.
+// A watch or list answer as the informers read it, in two reads split in the middle as a
+// network read might: cut into events, each decoded as a pod event; and cut into list items,
+// each decoded as a node, with the list's metadata at the end.
 int watchStream(const std::uint8_t* data, std::size_t size) {
+  namespace json = scheduling::api::json;
   const std::string_view text = asText(data, size);
+  const std::string_view reads[] = {text.substr(0, size / 2), text.substr(size / 2)};
   scheduling::informers::JsonStreamFramer framer;
-  // Two reads, split in the middle, as a network read might.
-  framer.append(text.substr(0, size / 2));
-  for (int read = 0; read < 2; ++read) {
+  for (const auto read : reads) {
+    framer.append(read);
     for (auto event = framer.next(); !event.empty(); event = framer.next()) {
       try {
-        scheduling::api::json::decodeWatchEvent<scheduling::api::Pod>(event);
+        json::decodeWatchEvent<scheduling::api::Pod>(event);
       } catch (const scheduling::api::DecodeError&) {
       }
     }
-    if (read == 0) framer.append(text.substr(size / 2));
   }
   try {
-    scheduling::api::json::decodeListPage<scheduling::api::Node>(text,
-                                                                 [](scheduling::api::Node&&) {});
+    scheduling::informers::ListStreamSplitter splitter;
+    for (const auto read : reads) {
+      splitter.append(read);
+      for (auto item = splitter.nextItem(); !item.empty(); item = splitter.nextItem()) {
+        try {
+          json::decodeListItem<scheduling::api::Node>(item, splitter.itemsSeen() - 1);
+        } catch (const scheduling::api::DecodeError&) {
+        }
+      }
+    }
+    if (splitter.complete()) json::decodeListMeta(splitter.envelope());
   } catch (const scheduling::api::DecodeError&) {
   }
   return 0;

@@ -94,6 +94,24 @@ void writeAnswer(Stream& stream, unsigned status, const std::string& body) {
   http::write(stream, answer);
 }
 
+// A 200 LIST answer as kube-apiserver streams a large list: chunked, here in small pieces so
+// that items straddle the reads of the client.
+template <typename Stream>
+void writeChunkedAnswer(Stream& stream, const std::string& body) {
+  http::response<http::empty_body> header{http::status::ok, 11};
+  header.set(http::field::content_type, "application/json");
+  header.chunked(true);
+  header.keep_alive(true);
+  http::response_serializer<http::empty_body> serializer{header};
+  http::write_header(stream, serializer);
+  constexpr std::size_t kPiece = 777;
+  for (std::size_t at = 0; at < body.size(); at += kPiece) {
+    net::write(stream,
+               http::make_chunk(net::buffer(body.data() + at, std::min(kPiece, body.size() - at))));
+  }
+  net::write(stream, http::make_chunk_last());
+}
+
 }  // namespace
 
 struct ApiServerDouble::Connection {
@@ -277,7 +295,8 @@ bool ApiServerDouble::handle(Stream& stream, const std::string& target,
     }
     list = &lists_.emplace(listId, std::move(frozen)).first->second;
   }
-  const std::size_t limit = query["limit"].empty() ? 0 : std::stoul(query["limit"]);
+  const std::size_t limit =
+      query["limit"].empty() || options_.ignoreLimit ? 0 : std::stoul(query["limit"]);
   const std::size_t end =
       limit == 0 ? list->items.size() : std::min(list->items.size(), offset + limit);
   std::string body = R"({"kind":")" + std::string(kindOf(resource)) +
@@ -293,7 +312,7 @@ bool ApiServerDouble::handle(Stream& stream, const std::string& target,
   body += "]}";
   if (end >= list->items.size()) lists_.erase(listId);
   lock.unlock();
-  writeAnswer(stream, 200, body);
+  writeChunkedAnswer(stream, body);
   return true;
 }
 

@@ -36,7 +36,7 @@ struct ApiObject {
 // for /api/v1/{namespaces,nodes,pods}:
 //  - one resourceVersion counter for every change, as etcd's revision;
 //  - LIST with limit/continue, pages served from a snapshot frozen at the first page's
-//    resourceVersion; an expired continue token answers 410 Expired;
+//    resourceVersion and streamed chunked; an expired continue token answers 410 Expired;
 //  - WATCH from a resourceVersion as a chunked stream of JSON events, replaying the history
 //    after it, then live events; BOOKMARKs when asked; the stream ends after
 //    timeoutSeconds; a resourceVersion older than the retained history answers 410 Gone
@@ -52,6 +52,7 @@ class ApiServerDouble {
     bool tls = false;
     std::string token;              // required bearer token; "" accepts any request
     bool goneAsErrorEvent = false;  // 410 for a too-old watch as 200 + ERROR event
+    bool ignoreLimit = false;       // every LIST answered whole, in one page
   };
 
   explicit ApiServerDouble(Options options);
@@ -75,7 +76,7 @@ class ApiServerDouble {
   void sendErrorEvent(int code, const std::string& reason);  // to open watches, then end them
   void sendBookmarks();  // a BOOKMARK at the current version to every watch
   void failNextRequests(int count, unsigned status);  // answer with this status instead
-  void compact();               // forget history: watches from an older resourceVersion get 410
+  void compact();             // forget history: watches from an older resourceVersion get 410
   void expireNextContinue();  // the next page asked for by continue token: 410 Expired
   void setToken(const std::string& token);  // rotate the accepted token
 

@@ -83,42 +83,7 @@ constexpr Schema kVersionedObject{.type = SchemaType::Object,
                                   .route = &routeObjectMember<T>,
                                   .finish = &finishObject<T>};
 
-// --- list pages: every item is decoded into one holder, handed over and reset ---
-
-template <typename T>
-struct Page {
-  ListMeta meta;
-  Versioned<T> item;
-  const std::function<void(T&&)>* visit = nullptr;
-};
-
-template <typename T>
-void finishItem(Decoder& decoder, void* target) {
-  auto& page = *static_cast<Page<T>*>(target);
-  finishObject<T>(decoder, &page.item);
-  (*page.visit)(std::move(page.item.object));
-  page.item = Versioned<T>{};
-}
-
-template <typename T>
-Route routeItemMember(void* target, std::string_view key) {
-  return routeObjectMember<T>(&static_cast<Page<T>*>(target)->item, key);
-}
-
-template <typename T>
-constexpr Schema kItem{.type = SchemaType::Object,
-                       .expected = "an object",
-                       .route = &routeItemMember<T>,
-                       .finish = &finishItem<T>};
-
-void* sameHolder(void* page, std::string_view) { return page; }
-
-template <typename T>
-constexpr Schema kItems{.type = SchemaType::Array,
-                        .expected = "an array",
-                        .element = &kItem<T>,
-                        .add = &sameHolder,
-                        .clear = &noReset};
+// --- list answers: the envelope's metadata; the items come one by one ---
 
 constexpr Field kListMetaFields[] = {
     field<&ListMeta::resourceVersion>("resourceVersion", kString),
@@ -127,19 +92,11 @@ constexpr Field kListMetaFields[] = {
 constexpr Schema kListMeta{
     .type = SchemaType::Object, .expected = "an object", .fields = kListMetaFields};
 
-template <typename T>
-void* pageMeta(void* page) {
-  return &static_cast<Page<T>*>(page)->meta;
-}
-
-template <typename T>
-constexpr Field kPageFields[] = {
-    {"metadata", &kListMeta, &pageMeta<T>, &noReset},
-    {"items", &kItems<T>, &schema::self, &noReset},
+constexpr Field kListEnvelopeFields[] = {
+    {"metadata", &kListMeta, &schema::self, &noReset},
 };
-template <typename T>
-constexpr Schema kPage{
-    .type = SchemaType::Object, .expected = "an object", .fields = kPageFields<T>};
+constexpr Schema kListEnvelope{
+    .type = SchemaType::Object, .expected = "an object", .fields = kListEnvelopeFields};
 
 // --- watch events and statuses ---
 
@@ -184,11 +141,16 @@ void decodeInto(std::string_view text, const Schema& schema, Target& target,
 }  // namespace
 
 template <typename T>
-ListMeta decodeListPage(std::string_view body, const std::function<void(T&&)>& visit) {
-  Page<T> page;
-  page.visit = &visit;
-  decodeInto(body, kPage<T>, page);
-  return std::move(page.meta);
+T decodeListItem(std::string_view text, std::size_t index) {
+  T object;
+  decodeInto(text, objectSchema<T>(), object, "items[" + std::to_string(index) + "]");
+  return object;
+}
+
+ListMeta decodeListMeta(std::string_view envelope) {
+  ListMeta meta;
+  decodeInto(envelope, kListEnvelope, meta);
+  return meta;
 }
 
 template <typename T>
@@ -215,10 +177,9 @@ Status decodeStatus(std::string_view body) {
   return status;
 }
 
-template ListMeta decodeListPage<Pod>(std::string_view, const std::function<void(Pod&&)>&);
-template ListMeta decodeListPage<Node>(std::string_view, const std::function<void(Node&&)>&);
-template ListMeta decodeListPage<Namespace>(std::string_view,
-                                            const std::function<void(Namespace&&)>&);
+template Pod decodeListItem<Pod>(std::string_view, std::size_t);
+template Node decodeListItem<Node>(std::string_view, std::size_t);
+template Namespace decodeListItem<Namespace>(std::string_view, std::size_t);
 template WatchEvent<Pod> decodeWatchEvent<Pod>(std::string_view);
 template WatchEvent<Node> decodeWatchEvent<Node>(std::string_view);
 template WatchEvent<Namespace> decodeWatchEvent<Namespace>(std::string_view);

@@ -1,7 +1,7 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
 
@@ -9,10 +9,11 @@
 #include "scheduling/api/node.hpp"
 #include "scheduling/api/pod.hpp"
 
-// Decoders of what the Kubernetes API server answers the informers: one page of a typed list
-// (PodList, NodeList, NamespaceList), one watch event, and a metav1.Status. They share the
-// object schemas of the extender codecs, so a pod from a watch is read exactly as a pod in
-// a request or in the cluster-state file. They throw api::DecodeError naming the JSON path.
+// Decoders of what the Kubernetes API server answers the informers: the items and metadata of
+// a typed list (PodList, NodeList, NamespaceList), one watch event, and a metav1.Status. They
+// share the object schemas of the extender codecs, so a pod from a watch is read exactly as a
+// pod in a request or in the cluster-state file. They throw api::DecodeError naming the JSON
+// path.
 namespace scheduling::api::json {
 
 // metav1.ListMeta: where a list stands, and how to ask for the next page.
@@ -40,10 +41,13 @@ struct WatchEvent {
   Status status;  // ERROR only
 };
 
-// Decodes a list page, handing each item to `visit` as it is read (the page is never held as
-// objects), and returns the list's metadata.
+// Decodes one item of a list answer, as informers::ListStreamSplitter cuts them out;
+// `index` names it in errors (`items[12].metadata.name`).
 template <typename T>
-ListMeta decodeListPage(std::string_view body, const std::function<void(T&&)>& visit);
+T decodeListItem(std::string_view text, std::size_t index);
+
+// Decodes the metadata of a list answer; its items, if any, are not read.
+ListMeta decodeListMeta(std::string_view envelope);
 
 // Decodes one watch event: {"type": ..., "object": ...}. An unknown type is an error.
 template <typename T>

@@ -1,0 +1,115 @@
+#include "scheduling/informers/list_stream_splitter.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <string>
+#include <vector>
+
+#include "scheduling/api/decode_error.hpp"
+#include "scheduling/api/json/api_server_codec.hpp"
+
+namespace list_stream_splitter_test {
+
+using scheduling::informers::ListStreamSplitter;
+
+// A list whose strings hold braces, brackets, escaped quotes and backslashes, whose metadata
+// comes on both sides of the items, and with a top-level member that merely mentions items.
+const std::vector<std::string> kItems = {
+    R"({"metadata":{"name":"a}","labels":{"k":"v]"}},"spec":{"x":[1,{"y":"\"{"}]}})",
+    R"({"metadata":{"name":"b\\"},"status":{}})",
+    R"({})",
+};
+const std::string kList = R"({"kind":"PodList","apiVersion":"v1","note":"\"items\":[{}]",)"
+                          R"("metadata":{"resourceVersion":"812"},)"
+                          "\n\"items\" : [\n  " +
+                          kItems[0] + ",\n  " + kItems[1] + " , " + kItems[2] +
+                          R"(],"extra":{"items":[{"z":1}]},"metadata2":null})";
+
+struct Split {
+  std::vector<std::string> items;
+  std::string envelope;
+  bool complete = false;
+};
+
+Split splitIn(const std::vector<std::string_view>& reads) {
+  ListStreamSplitter splitter;
+  Split out;
+  for (const auto read : reads) {
+    splitter.append(read);
+    for (auto item = splitter.nextItem(); !item.empty(); item = splitter.nextItem()) {
+      out.items.emplace_back(item);
+    }
+  }
+  out.envelope = splitter.envelope();
+  out.complete = splitter.complete();
+  return out;
+}
+
+}  // namespace list_stream_splitter_test
+
+using namespace list_stream_splitter_test;
+
+BOOST_AUTO_TEST_SUITE(list_stream_splitter)
+
+// Whatever the read boundaries, the same items come out and the envelope is the list
+// without them, which still decodes to the list's metadata.
+BOOST_AUTO_TEST_CASE(items_are_found_whatever_the_read_boundaries) {
+  for (std::size_t split = 0; split <= kList.size(); ++split) {
+    const std::string_view list(kList);
+    const auto out = splitIn({list.substr(0, split), list.substr(split)});
+    BOOST_TEST(out.items == kItems, "split at " << split);
+    BOOST_TEST(out.complete);
+    BOOST_TEST(out.envelope.find("a}") == std::string::npos);
+    BOOST_TEST(scheduling::api::json::decodeListMeta(out.envelope).resourceVersion == "812");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(one_byte_at_a_time) {
+  std::vector<std::string_view> reads;
+  for (std::size_t i = 0; i < kList.size(); ++i)
+    reads.push_back(std::string_view(kList).substr(i, 1));
+  const auto out = splitIn(reads);
+  BOOST_TEST(out.items == kItems);
+  BOOST_TEST(out.complete);
+}
+
+BOOST_AUTO_TEST_CASE(a_truncated_answer_is_not_complete) {
+  const auto out = splitIn({std::string_view(kList).substr(0, kList.size() - 5)});
+  BOOST_TEST(out.items == kItems);
+  BOOST_TEST(!out.complete);
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_or_null_items_list_has_no_items) {
+  BOOST_TEST(splitIn({R"({"items":[],"metadata":{"resourceVersion":"1"}})"}).items.empty());
+  const auto null = splitIn({R"({"items":null,"metadata":{"resourceVersion":"1"}})"});
+  BOOST_TEST(null.items.empty());
+  BOOST_TEST(null.complete);
+}
+
+BOOST_AUTO_TEST_CASE(an_item_that_is_not_an_object_is_named) {
+  ListStreamSplitter splitter;
+  splitter.append(R"({"items":[{"a":1}, 7]})");
+  BOOST_TEST(!splitter.nextItem().empty());
+  try {
+    splitter.nextItem();
+    BOOST_FAIL("accepted a number as an item");
+  } catch (const scheduling::api::DecodeError& e) {
+    BOOST_TEST(e.path() == "items[1]");
+  }
+}
+
+// Something that is not a list (an HTML error page, say) cannot make the envelope grow
+// without bound.
+BOOST_AUTO_TEST_CASE(the_envelope_is_bounded) {
+  ListStreamSplitter splitter;
+  const std::string junk(64 * 1024, 'x');
+  BOOST_CHECK_THROW(
+      {
+        for (int i = 0; i < 32; ++i) {
+          splitter.append(junk);
+          splitter.nextItem();
+        }
+      },
+      scheduling::api::DecodeError);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
