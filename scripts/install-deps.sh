@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages the build and the tests need, skipping those present.
 # With --hardening, also clang and its sanitizer/libFuzzer runtime for scripts/hardening.sh.
+# Go, Sprig and sigs.k8s.io/yaml build test/tools/chart-render, which renders the Helm chart
+# for its tests with Helm's own template engine pieces (no helm binary, no module downloads).
 # Boost must be 1.81 or newer: Debian 12 ships it as libboost1.81-dev (its default
 # libboost-dev is 1.74); Ubuntu 24.04's default libboost-dev (1.83) is new enough.
 set -euo pipefail
 
-packages=(g++ cmake ninja-build rapidjson-dev libssl-dev libyaml-cpp-dev curl python3)
+packages=(g++ cmake ninja-build rapidjson-dev libssl-dev libyaml-cpp-dev curl python3
+          golang-go golang-github-masterminds-sprig-dev golang-k8s-sigs-yaml-dev)
 [ "${1:-}" = "--hardening" ] && packages+=(clang)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
