@@ -1,0 +1,328 @@
+{{/*
+Names. Every object is named from the release, so two releases never collide; a suffixed
+name cuts the base, never the suffix, so truncation cannot make two objects one.
+*/}}
+{{- define "scheduler-extender.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "scheduler-extender.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* "<fullname>-<suffix>" within 63 characters. Call with (list $ "suffix"). */}}
+{{- define "scheduler-extender.suffixed" -}}
+{{- $top := index . 0 }}
+{{- $suffix := index . 1 }}
+{{- $base := include "scheduler-extender.fullname" $top | trunc (int (sub 62 (len $suffix))) | trimSuffix "-" }}
+{{- printf "%s-%s" $base $suffix }}
+{{- end }}
+
+{{- define "scheduler-extender.extenderName" -}}
+{{- include "scheduler-extender.suffixed" (list . "extender") }}
+{{- end }}
+
+{{- define "scheduler-extender.schedulerName" -}}
+{{- default (include "scheduler-extender.fullname" .) .Values.schedulerName }}
+{{- end }}
+
+{{/* The extender's own ServiceAccount in service mode; in sidecar mode it shares the pod's. */}}
+{{- define "scheduler-extender.schedulerServiceAccount" -}}
+{{- include "scheduler-extender.fullname" . }}
+{{- end }}
+
+{{- define "scheduler-extender.extenderServiceAccount" -}}
+{{- if eq .Values.mode "service" }}
+{{- include "scheduler-extender.extenderName" . }}
+{{- else }}
+{{- include "scheduler-extender.schedulerServiceAccount" . }}
+{{- end }}
+{{- end }}
+
+{{/* Labels. */}}
+{{- define "scheduler-extender.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "scheduler-extender.labels" -}}
+helm.sh/chart: {{ include "scheduler-extender.chart" . }}
+app.kubernetes.io/name: {{ include "scheduler-extender.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/* Selector labels of one component ("scheduler" or "extender"). Call with (list $ "component"). */}}
+{{- define "scheduler-extender.selectorLabels" -}}
+{{- $top := index . 0 -}}
+app.kubernetes.io/name: {{ include "scheduler-extender.name" $top }}
+app.kubernetes.io/instance: {{ $top.Release.Name }}
+app.kubernetes.io/component: {{ index . 1 }}
+{{- end }}
+
+{{- define "scheduler-extender.componentLabels" -}}
+{{- $top := index . 0 -}}
+{{ include "scheduler-extender.labels" $top }}
+app.kubernetes.io/component: {{ index . 1 }}
+{{- end }}
+
+{{/* How kube-scheduler reaches the extender. */}}
+{{- define "scheduler-extender.scheme" -}}
+{{- if .Values.tls.enabled }}https{{ else }}http{{ end }}
+{{- end }}
+
+{{- define "scheduler-extender.serviceHost" -}}
+{{- printf "%s.%s.svc" (include "scheduler-extender.extenderName" .) .Release.Namespace }}
+{{- end }}
+
+{{- define "scheduler-extender.urlPrefix" -}}
+{{- if eq .Values.mode "service" }}
+{{- printf "%s://%s:%d" (include "scheduler-extender.scheme" .) (include "scheduler-extender.serviceHost" .) (int .Values.service.port) }}
+{{- else }}
+{{- printf "%s://127.0.0.1:%d" (include "scheduler-extender.scheme" .) (int .Values.extender.port) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The name verified in the extender's certificate: the Service's DNS name in both modes, so
+one certificate serves kube-scheduler (even when it dials 127.0.0.1) and Prometheus.
+*/}}
+{{- define "scheduler-extender.serverName" -}}
+{{- default (include "scheduler-extender.serviceHost" .) .Values.tls.serverName }}
+{{- end }}
+
+{{/*
+The two configuration files, rendered once here so that the ConfigMaps and the pods'
+checksum annotations hash exactly the same text.
+*/}}
+{{- define "scheduler-extender.frameworkConfig" -}}
+# The extender's framework configuration (scheduler-extender --config).
+{{ toYaml .Values.framework }}
+{{- end }}
+
+{{- define "scheduler-extender.schedulerConfig" -}}
+{{- $tlsDir := "/etc/kubernetes/extender-tls" -}}
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: {{ .Values.leaderElection.enabled }}
+  {{- if .Values.leaderElection.enabled }}
+  resourceLock: leases
+  resourceName: {{ include "scheduler-extender.schedulerName" . }}
+  resourceNamespace: {{ .Release.Namespace }}
+  leaseDuration: {{ .Values.leaderElection.leaseDuration }}
+  renewDeadline: {{ .Values.leaderElection.renewDeadline }}
+  retryPeriod: {{ .Values.leaderElection.retryPeriod }}
+  {{- end }}
+percentageOfNodesToScore: {{ int .Values.kubeScheduler.percentageOfNodesToScore }}
+profiles:
+  - schedulerName: {{ include "scheduler-extender.schedulerName" . }}
+extenders:
+  - urlPrefix: {{ include "scheduler-extender.urlPrefix" . }}
+    filterVerb: {{ .Values.registration.filterVerb | quote }}
+    prioritizeVerb: {{ .Values.registration.prioritizeVerb | quote }}
+    preemptVerb: {{ .Values.registration.preemptVerb | quote }}
+    weight: {{ int .Values.registration.weight }}
+    nodeCacheCapable: {{ .Values.registration.nodeCacheCapable }}
+    httpTimeout: {{ .Values.registration.httpTimeout }}
+    ignorable: {{ .Values.registration.ignorable }}
+    enableHTTPS: {{ .Values.tls.enabled }}
+    {{- if .Values.tls.enabled }}
+    tlsConfig:
+      caFile: {{ $tlsDir }}/ca/ca.crt
+      serverName: {{ include "scheduler-extender.serverName" . }}
+      {{- if .Values.tls.clientAuth.enabled }}
+      certFile: {{ $tlsDir }}/client/tls.crt
+      keyFile: {{ $tlsDir }}/client/tls.key
+      {{- end }}
+    {{- end }}
+{{- end }}
+
+{{/*
+Combinations the schema cannot express. Each message names the values to change.
+*/}}
+{{- define "scheduler-extender.validate" -}}
+{{- if not (has .Values.mode (list "sidecar" "service")) }}
+{{- fail (printf "mode must be \"sidecar\" or \"service\", not %q" .Values.mode) }}
+{{- end }}
+{{- if and (gt (int .Values.replicas) 1) (not .Values.leaderElection.enabled) }}
+{{- fail (printf "replicas is %d but leaderElection.enabled is false: every kube-scheduler replica would schedule the same pods. Set leaderElection.enabled=true or replicas=1." (int .Values.replicas)) }}
+{{- end }}
+{{- if and (eq .Values.mode "sidecar") (eq (int .Values.extender.port) 10259) }}
+{{- fail "extender.port 10259 is kube-scheduler's secure port, which shares the pod in sidecar mode: choose another port" }}
+{{- end }}
+{{- if .Values.tls.enabled }}
+{{- if not .Values.tls.serverSecretName }}
+{{- fail "tls.enabled is true but tls.serverSecretName is empty: name the kubernetes.io/tls Secret holding the extender's certificate" }}
+{{- end }}
+{{- end }}
+{{- if .Values.tls.clientAuth.enabled }}
+{{- if not .Values.tls.enabled }}
+{{- fail "tls.clientAuth.enabled needs tls.enabled: mutual TLS runs over HTTPS" }}
+{{- end }}
+{{- if not .Values.tls.clientAuth.clientSecretName }}
+{{- fail "tls.clientAuth.enabled is true but tls.clientAuth.clientSecretName is empty: name the kubernetes.io/tls Secret holding kube-scheduler's client certificate" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* Images. */}}
+{{- define "scheduler-extender.extenderImage" -}}
+{{- printf "%s:%s" .Values.extender.image.repository (default .Chart.AppVersion .Values.extender.image.tag) }}
+{{- end }}
+
+{{- define "scheduler-extender.schedulerImage" -}}
+{{- printf "%s:%s" .Values.kubeScheduler.image.repository .Values.kubeScheduler.image.tag }}
+{{- end }}
+
+{{/*
+Security contexts: both binaries run as an unprivileged numeric user (the extender image's
+65532; kube-scheduler's image defaults to root, which it does not need), read nothing but
+mounted files, and write nothing.
+*/}}
+{{- define "scheduler-extender.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 65532
+runAsGroup: 65532
+fsGroup: 65532
+seccompProfile:
+  type: RuntimeDefault
+{{- end }}
+
+{{- define "scheduler-extender.containerSecurityContext" -}}
+runAsNonRoot: true
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: [ALL]
+seccompProfile:
+  type: RuntimeDefault
+{{- end }}
+
+{{/* The extender container, the same in the sidecar and in its own Deployment. */}}
+{{- define "scheduler-extender.extenderContainer" -}}
+{{- $scheme := .Values.tls.enabled | ternary "HTTPS" "HTTP" -}}
+- name: extender
+  image: {{ include "scheduler-extender.extenderImage" . }}
+  imagePullPolicy: {{ .Values.extender.image.pullPolicy }}
+  args:
+    - --listen=0.0.0.0:{{ int .Values.extender.port }}
+    - --config=/etc/scheduler-extender/config/config.yaml
+    - --v={{ int .Values.extender.verbosity }}
+    - --log-format={{ .Values.extender.logFormat }}
+    - --shutdown-grace={{ int .Values.extender.shutdownGraceSeconds }}s
+    {{- if .Values.extender.maxBodyBytes }}
+    - --max-body-bytes={{ int64 .Values.extender.maxBodyBytes }}
+    {{- end }}
+    {{- if .Values.extender.maxConnections }}
+    - --max-connections={{ int .Values.extender.maxConnections }}
+    {{- end }}
+    {{- if .Values.tls.enabled }}
+    - --tls-cert-file=/etc/scheduler-extender/tls/tls.crt
+    - --tls-private-key-file=/etc/scheduler-extender/tls/tls.key
+    {{- end }}
+    {{- if .Values.tls.clientAuth.enabled }}
+    - --client-ca-file=/etc/scheduler-extender/client-ca/ca.crt
+    {{- end }}
+  ports:
+    - name: extender
+      containerPort: {{ int .Values.extender.port }}
+      protocol: TCP
+  startupProbe:
+    httpGet: {path: /readyz, port: extender, scheme: {{ $scheme }}}
+    periodSeconds: {{ int .Values.extender.startupProbe.periodSeconds }}
+    failureThreshold: {{ int .Values.extender.startupProbe.failureThreshold }}
+  readinessProbe:
+    httpGet: {path: /readyz, port: extender, scheme: {{ $scheme }}}
+    periodSeconds: 5
+    failureThreshold: 2
+  livenessProbe:
+    httpGet: {path: /healthz, port: extender, scheme: {{ $scheme }}}
+    periodSeconds: 10
+    timeoutSeconds: 5
+    failureThreshold: 3
+  resources:
+    {{- toYaml .Values.extender.resources | nindent 4 }}
+  securityContext:
+    {{- include "scheduler-extender.containerSecurityContext" . | nindent 4 }}
+  volumeMounts:
+    - name: extender-config
+      mountPath: /etc/scheduler-extender/config
+      readOnly: true
+    {{- if .Values.tls.enabled }}
+    - name: extender-tls
+      mountPath: /etc/scheduler-extender/tls
+      readOnly: true
+    {{- end }}
+    {{- if .Values.tls.clientAuth.enabled }}
+    - name: extender-client-ca
+      mountPath: /etc/scheduler-extender/client-ca
+      readOnly: true
+    {{- end }}
+{{- end }}
+
+{{- define "scheduler-extender.extenderVolumes" -}}
+- name: extender-config
+  configMap:
+    name: {{ include "scheduler-extender.suffixed" (list . "extender-config") }}
+{{- if .Values.tls.enabled }}
+- name: extender-tls
+  secret:
+    secretName: {{ .Values.tls.serverSecretName }}
+    defaultMode: 0440
+    items:
+      - {key: tls.crt, path: tls.crt}
+      - {key: tls.key, path: tls.key}
+{{- end }}
+{{- if .Values.tls.clientAuth.enabled }}
+- name: extender-client-ca
+  secret:
+    secretName: {{ default .Values.tls.clientAuth.clientSecretName .Values.tls.clientAuth.clientCASecretName }}
+    defaultMode: 0440
+    items:
+      - {key: ca.crt, path: ca.crt}
+{{- end }}
+{{- end }}
+
+{{/* Pod settings shared by both Deployments. */}}
+{{- define "scheduler-extender.podPlacement" -}}
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with .Values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/* Spread replicas over nodes when there are several. Call with (list $ "component" replicas). */}}
+{{- define "scheduler-extender.spread" -}}
+{{- if gt (int (index . 2)) 1 }}
+affinity:
+  podAntiAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 100
+        podAffinityTerm:
+          topologyKey: kubernetes.io/hostname
+          labelSelector:
+            matchLabels:
+              {{- include "scheduler-extender.selectorLabels" (list (index . 0) (index . 1)) | nindent 14 }}
+{{- end }}
+{{- end }}
