@@ -1,0 +1,86 @@
+// The cache: loading the cluster-state file (start-up), and what one watch event costs once
+// loaded: upsertPod of a changed pod, then publish() of the next snapshot, as the informers
+// do per network read.
+
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "bench/registrations.hpp"
+#include "bench/scenario.hpp"
+#include "scheduling/cache/cache.hpp"
+#include "scheduling/sources/file_source.hpp"
+
+namespace bench {
+
+namespace {
+
+void loadClusterState(benchmark::State& state, const std::string& path) {
+  for (auto _ : state) {
+    auto cache = std::make_unique<scheduling::cache::Cache>();
+    const auto counts = scheduling::sources::loadClusterState(path, *cache);
+    benchmark::DoNotOptimize(counts);
+    state.PauseTiming();  // freeing the cache is not part of loading it
+    cache.reset();
+    state.ResumeTiming();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(std::filesystem::file_size(path)));
+}
+
+// A cache of its own (the event benchmarks change it), loaded once per scenario.
+scheduling::cache::Cache& mutableCache(const std::string& scenario) {
+  static std::map<std::string, std::unique_ptr<scheduling::cache::Cache>> caches;
+  auto& cache = caches[scenario];
+  if (!cache) {
+    cache = std::make_unique<scheduling::cache::Cache>();
+    scheduling::sources::loadClusterState(Scenario::get(scenario).path("cluster.json"), *cache);
+  }
+  return *cache;
+}
+
+// An assigned pod of the cache, with or without pod (anti-)affinity.
+scheduling::api::Pod assignedPod(scheduling::cache::Cache& cache, bool withAffinity) {
+  for (const auto* node : cache.snapshot()->nodeInfoList()) {
+    for (const auto& pod : node->pods()) {
+      if (pod->hasPodAffinityOrAntiAffinity() == withAffinity) return pod->pod();
+    }
+  }
+  throw std::runtime_error("no such pod in the scenario");
+}
+
+// A watch MODIFIED event for one pod (a label changes, so the pod indexes see it), applied
+// and published.
+void upsertPodAndPublish(benchmark::State& state, const std::string& scenario, bool withAffinity) {
+  scheduling::cache::Cache& cache = mutableCache(scenario);
+  scheduling::api::Pod pod = assignedPod(cache, withAffinity);
+  std::int64_t revision = 0;
+  for (auto _ : state) {
+    pod.metadata.labels.set("bench-revision", std::to_string(++revision % 2));
+    cache.upsertPod(pod);
+    cache.publish();
+  }
+}
+
+}  // namespace
+
+void registerCacheBenchmarks(const std::string& scenario) {
+  benchmark::RegisterBenchmark(("LoadClusterState/" + scenario).c_str(),
+                               [scenario](benchmark::State& state) {
+                                 loadClusterState(state,
+                                                  Scenario::get(scenario).path("cluster.json"));
+                               })
+      ->Unit(benchmark::kMillisecond);
+  for (const bool withAffinity : {false, true}) {
+    benchmark::RegisterBenchmark(
+        ("UpsertPodAndPublish/" + scenario + (withAffinity ? "/affinity" : "/plain")).c_str(),
+        [scenario, withAffinity](benchmark::State& state) {
+          upsertPodAndPublish(state, scenario, withAffinity);
+        })
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+}  // namespace bench

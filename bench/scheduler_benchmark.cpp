@@ -1,0 +1,121 @@
+// Whole requests without the HTTP edge: decode the body, run the scheduler on the
+// scenario's cache, encode the answer, as the router does for /filter and /prioritize.
+//
+// UnmatchedPod shows what a pod whose selectors match nothing costs: the same number of
+// nodes sent (the first 1,000 of the node list) on every scenario, so the figures of S2
+// and S3 differ only by the size of the cluster behind them.
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "bench/registrations.hpp"
+#include "bench/scenario.hpp"
+#include "scheduling/api/json/extender_codec.hpp"
+#include "scheduling/scheduler/scheduler.hpp"
+
+namespace bench {
+
+namespace {
+
+namespace json = scheduling::api::json;
+
+scheduling::Scheduler& schedulerOf(Scenario& s) {
+  static std::map<std::string, std::unique_ptr<scheduling::Scheduler>> schedulers;
+  auto& scheduler = schedulers[s.name()];
+  if (!scheduler) scheduler = std::make_unique<scheduling::Scheduler>(s.framework(), s.cache());
+  return *scheduler;
+}
+
+void filterRequest(benchmark::State& state, Scenario& s, const std::string& body) {
+  auto& scheduler = schedulerOf(s);
+  for (auto _ : state) {
+    const auto args = json::decodeExtenderArgs(body);
+    benchmark::DoNotOptimize(json::encode(scheduler.filter(args)));
+  }
+}
+
+void prioritizeRequest(benchmark::State& state, Scenario& s, const std::string& body) {
+  auto& scheduler = schedulerOf(s);
+  for (auto _ : state) {
+    const auto args = json::decodeExtenderArgs(body);
+    scheduling::api::HostPriorityList priorities;
+    if (!scheduler.prioritize(args, priorities).isSuccess()) {
+      state.SkipWithError("prioritize failed");
+      return;
+    }
+    benchmark::DoNotOptimize(json::encode(priorities));
+  }
+}
+
+// A replica of a workload nothing else runs: its required anti-affinity and preferred
+// (anti-)affinity select an app no pod has, in its own namespace.
+scheduling::api::Pod unmatchedPodObject(Scenario& s) {
+  const auto& ns = s.namesArgs().pod.metadata.ns;
+  const std::string body = R"({"Pod":{"metadata":{"name":"lonely-0","namespace":")" + ns +
+                           R"(","uid":"lonely-0","labels":{"app":"lonely"}},"spec":{"affinity":{)"
+                           R"("podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":)"
+                           R"([{"labelSelector":{"matchLabels":{"app":"no-such-app"}},)"
+                           R"("topologyKey":"kubernetes.io/hostname"}],)"
+                           R"("preferredDuringSchedulingIgnoredDuringExecution":[{"weight":50,)"
+                           R"("podAffinityTerm":{"labelSelector":{"matchExpressions":[{"key":)"
+                           R"("app","operator":"In","values":["no-such-app"]}]},)"
+                           R"("topologyKey":"topology.kubernetes.io/zone"}}]},)"
+                           R"("podAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":)"
+                           R"([{"weight":10,"podAffinityTerm":{"labelSelector":{"matchLabels":)"
+                           R"({"app":"no-such-cache"}},"topologyKey":)"
+                           R"("topology.kubernetes.io/zone"}}]}}}},"NodeNames":[]})";
+  return json::decodeExtenderArgs(body).pod;
+}
+
+constexpr std::size_t kUnmatchedNodes = 1000;
+
+void unmatchedPod(benchmark::State& state, Scenario& s) {
+  auto& scheduler = schedulerOf(s);
+  scheduling::api::ExtenderArgs args;
+  args.pod = unmatchedPodObject(s);
+  args.nodeNames.emplace();
+  const auto nodes = s.snapshot()->nodeInfoList();
+  if (nodes.size() < kUnmatchedNodes) {
+    state.SkipWithError("fewer than 1,000 nodes");
+    return;
+  }
+  for (std::size_t i = 0; i < kUnmatchedNodes; ++i) args.nodeNames->push_back(nodes[i]->name());
+  for (auto _ : state) {
+    const auto filtered = scheduler.filter(args);
+    if (filtered.nodeNames->size() != kUnmatchedNodes) {
+      state.SkipWithError("the unmatched pod was rejected somewhere");
+      return;
+    }
+    scheduling::api::HostPriorityList priorities;
+    scheduler.prioritize(args, priorities);
+    benchmark::DoNotOptimize(priorities);
+  }
+}
+
+}  // namespace
+
+void registerSchedulerBenchmarks(const std::string& scenario) {
+  const auto add = [&](const std::string& name, auto fn) {
+    benchmark::RegisterBenchmark(
+        name.c_str(),
+        [scenario, fn](benchmark::State& state) { fn(state, Scenario::get(scenario)); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  };
+  add("FilterRequest/" + scenario + "/names",
+      [](benchmark::State& st, Scenario& s) { filterRequest(st, s, s.namesBody()); });
+  add("FilterRequest/" + scenario + "/nodes",
+      [](benchmark::State& st, Scenario& s) { filterRequest(st, s, s.nodesBody()); });
+  add("PrioritizeRequest/" + scenario + "/names",
+      [](benchmark::State& st, Scenario& s) { prioritizeRequest(st, s, s.namesBody()); });
+  add("PrioritizeRequest/" + scenario + "/nodes",
+      [](benchmark::State& st, Scenario& s) { prioritizeRequest(st, s, s.nodesBody()); });
+  add("UnmatchedPod/" + scenario, [](benchmark::State& st, Scenario& s) { unmatchedPod(st, s); });
+}
+
+}  // namespace bench
