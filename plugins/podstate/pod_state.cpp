@@ -26,14 +26,10 @@ void PodState::validateArgs(const YAML::Node& args, const std::string& argsPath)
 
 fw::Status PodState::score(const fw::CycleState& state, const fw::PodInfo& /*pod*/,
                            const fw::NodeInfo& node, std::int64_t& score) const {
-  std::int64_t terminating = 0;
-  for (const auto& p : node.pods()) {
-    // A pod is terminating once its deletionTimestamp is set.
-    if (p->pod().isTerminating()) ++terminating;
-  }
+  // Terminating pods (deletionTimestamp set) on the node, minus pods nominated to it.
   const auto nominated =
       static_cast<std::int64_t>(state.snapshot().nominatedPodsForNode(node.name()).size());
-  score = terminating - nominated;
+  score = node.numTerminatingPods() - nominated;
   return {};
 }
 

@@ -31,7 +31,15 @@ class Cache;
 class Snapshot final : public framework::SharedLister {
  public:
   using NamespaceLabels = std::map<std::string, api::Labels, std::less<>>;
-  using NominatedPods = std::map<std::string, std::vector<framework::PodInfoPtr>, std::less<>>;
+  // Hashed by node name: Filter and PodState's Score look up every node they see.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const noexcept {
+      return std::hash<std::string_view>{}(name);
+    }
+  };
+  using NominatedPods = std::unordered_map<std::string, std::vector<framework::PodInfoPtr>,
+                                           NameHash, std::equal_to<>>;
 
   std::span<const framework::NodeInfo* const> nodeInfoList() const override {
     return nodeInfoList_;

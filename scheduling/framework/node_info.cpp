@@ -35,19 +35,22 @@ void NodeInfo::removeNode() {
 void NodeInfo::addPod(PodInfoPtr pod) {
   if (pod->hasPodAffinityOrAntiAffinity()) podsWithAffinity_.push_back(pod);
   if (!pod->requiredAntiAffinityTerms().empty()) podsWithRequiredAntiAffinity_.push_back(pod);
+  if (pod->pod().isTerminating()) ++numTerminatingPods_;
   pods_.push_back(std::move(pod));
   bumpGeneration();
 }
 
 namespace {
 
-bool swapRemove(std::vector<PodInfoPtr>& pods, std::string_view uid) {
+// Removes the pod with that UID and returns it; null when there is none.
+PodInfoPtr swapRemove(std::vector<PodInfoPtr>& pods, std::string_view uid) {
   auto it = std::find_if(pods.begin(), pods.end(),
                          [&](const PodInfoPtr& p) { return p->pod().metadata.uid == uid; });
-  if (it == pods.end()) return false;
+  if (it == pods.end()) return nullptr;
+  PodInfoPtr removed = std::move(*it);
   *it = std::move(pods.back());
   pods.pop_back();
-  return true;
+  return removed;
 }
 
 }  // namespace
@@ -55,7 +58,9 @@ bool swapRemove(std::vector<PodInfoPtr>& pods, std::string_view uid) {
 bool NodeInfo::removePod(std::string_view uid) {
   swapRemove(podsWithAffinity_, uid);
   swapRemove(podsWithRequiredAntiAffinity_, uid);
-  if (!swapRemove(pods_, uid)) return false;
+  const PodInfoPtr removed = swapRemove(pods_, uid);
+  if (!removed) return false;
+  if (removed->pod().isTerminating()) --numTerminatingPods_;
   bumpGeneration();
   return true;
 }

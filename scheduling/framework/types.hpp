@@ -97,6 +97,9 @@ class NodeInfo {
     return podsWithRequiredAntiAffinity_;
   }
   std::int64_t generation() const { return generation_; }
+  // Pods with a deletionTimestamp, counted as pods come and go so that PodState's Score
+  // reads one number instead of walking the pods of every node it scores.
+  std::int64_t numTerminatingPods() const { return numTerminatingPods_; }
 
   void setNode(std::shared_ptr<const api::Node> node);
   void removeNode();
@@ -112,6 +115,7 @@ class NodeInfo {
   std::vector<PodInfoPtr> pods_;
   std::vector<PodInfoPtr> podsWithAffinity_;
   std::vector<PodInfoPtr> podsWithRequiredAntiAffinity_;
+  std::int64_t numTerminatingPods_ = 0;
   std::int64_t generation_ = 0;
 };
 
