@@ -151,7 +151,7 @@ FilterRun runFilter(const framework::runtime::Framework& fw, CycleState& state, 
 // Score, NormalizeScore and weights, then the extender's 0..10 score per node.
 Status scoreNodes(const framework::runtime::Framework& fw, CycleState& state, const PodInfo& pod,
                   std::span<const NodeInfo* const> nodes,
-                  std::vector<framework::runtime::NodePluginScores>& scores,
+                  framework::runtime::NodePluginScores& scores,
                   std::vector<std::int64_t>& extenderScores) {
   extenderScores.assign(nodes.size(), 0);
   if (fw.scorePlugins().empty() || nodes.empty()) return {};
@@ -166,7 +166,7 @@ Status scoreNodes(const framework::runtime::Framework& fw, CycleState& state, co
   const std::int64_t denominator = 2 * framework::kMaxNodeScore * weightSum;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     extenderScores[i] =
-        (2 * scores[i].total * api::kMaxExtenderPriority + framework::kMaxNodeScore * weightSum) /
+        (2 * scores.total(i) * api::kMaxExtenderPriority + framework::kMaxNodeScore * weightSum) /
         denominator;
   }
   return {};
@@ -237,7 +237,7 @@ Status Scheduler::prioritize(const api::ExtenderArgs& args, api::HostPriorityLis
   const PodInfo pod = incomingPod(args.pod);
   CycleState state(snapshot);
 
-  std::vector<framework::runtime::NodePluginScores> scores;
+  framework::runtime::NodePluginScores scores;
   std::vector<std::int64_t> extenderScores;
   if (Status s = scoreNodes(*framework_, state, pod, c.known, scores, extenderScores);
       !s.isSuccess())
@@ -294,7 +294,7 @@ Explanation Scheduler::explain(const api::ExtenderArgs& args) {
   }
   if (!ex.error.empty()) return ex;
 
-  std::vector<framework::runtime::NodePluginScores> scores;
+  framework::runtime::NodePluginScores scores;
   std::vector<std::int64_t> extenderScores;
   if (Status s = scoreNodes(*framework_, state, pod, feasibleNodes, scores, extenderScores);
       !s.isSuccess()) {
@@ -306,10 +306,10 @@ Explanation Scheduler::explain(const api::ExtenderArgs& args) {
     NodeExplanation& node = ex.nodes[feasibleAt[f]];
     for (std::size_t p = 0; p < plugins.size(); ++p) {
       node.scores.push_back({std::string(plugins[p].owner->name()),
-                             scores.empty() ? 0 : scores[f].raw[p],
-                             scores.empty() ? 0 : scores[f].normalized[p], plugins[p].weight});
+                             scores.empty() ? 0 : scores.raw(f, p),
+                             scores.empty() ? 0 : scores.normalized(f, p), plugins[p].weight});
     }
-    node.total = scores.empty() ? 0 : scores[f].total;
+    node.total = scores.empty() ? 0 : scores.total(f);
     node.score = extenderScores[f];
   }
   return ex;

@@ -5,11 +5,14 @@
 #include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <fstream>
 #include <ostream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -614,6 +617,41 @@ BOOST_AUTO_TEST_CASE(EncodesHostPriorityList) {
   BOOST_TEST(encode(HostPriorityList{{"n1", 7}, {"n2", 0}, {"n3", -1}}) ==
              R"([{"Host":"n1","Score":7},{"Host":"n2","Score":0},{"Host":"n3","Score":-1}])");
   BOOST_TEST(encode(HostPriorityList{}) == "[]");
+}
+
+// The /filter and /prioritize encoders escape strings themselves; they must write the bytes
+// RapidJSON's Writer writes, for every byte value, on seeded random strings.
+BOOST_AUTO_TEST_CASE(EscapesNamesAsRapidJsonWriterDoes) {
+  std::mt19937 random(7);
+  for (int round = 0; round < 200; ++round) {
+    std::string host(random() % 40, ' ');
+    for (char& c : host) c = static_cast<char>(random() % 256);
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+    w.StartArray();
+    w.StartObject();
+    w.Key("Host");
+    w.String(host.data(), static_cast<rapidjson::SizeType>(host.size()));
+    w.Key("Score");
+    w.Int64(-round);
+    w.EndObject();
+    w.EndArray();
+    BOOST_TEST_REQUIRE(encode(HostPriorityList{{host, -round}}) ==
+                       std::string(buffer.GetString(), buffer.GetSize()));
+
+    ExtenderFilterResult result;
+    result.nodeNames = {host};
+    result.failedNodes = {{host, host}};
+    rapidjson::StringBuffer alone;
+    rapidjson::Writer<rapidjson::StringBuffer> a(alone);
+    a.StartArray();
+    a.String(host.data(), static_cast<rapidjson::SizeType>(host.size()));
+    a.EndArray();
+    const std::string quoted(alone.GetString() + 1, alone.GetSize() - 2);  // without [ ]
+    BOOST_TEST_REQUIRE(encode(result) == R"({"Nodes":null,"NodeNames":[)" + quoted +
+                                             R"(],"FailedNodes":{)" + quoted + ":" + quoted +
+                                             R"(},"FailedAndUnresolvableNodes":{},"Error":""})");
+  }
 }
 
 BOOST_AUTO_TEST_CASE(EncodesPreemptionResult) {

@@ -260,10 +260,9 @@ Status Framework::runPreScorePlugins(CycleState& state, const PodInfo& pod,
 
 Status Framework::runScorePlugins(const CycleState& state, const PodInfo& pod,
                                   std::span<const NodeInfo* const> nodes,
-                                  std::vector<NodePluginScores>& out) const {
+                                  NodePluginScores& out) const {
   const std::size_t numPlugins = score_.size();
-  out.assign(nodes.size(), NodePluginScores{std::vector<std::int64_t>(numPlugins, 0),
-                                            std::vector<std::int64_t>(numPlugins, 0), 0});
+  out.reset(nodes.size(), numPlugins);
   std::vector<bool> active(numPlugins);
   for (std::size_t p = 0; p < numPlugins; ++p) {
     active[p] = !state.isScoreSkipped(score_[p].owner->name());
@@ -278,7 +277,7 @@ Status Framework::runScorePlugins(const CycleState& state, const PodInfo& pod,
           if (!active[p]) continue;
           Status s = [&] {
             ScopedDuration timed(score_[p].scoreDuration);
-            return score_[p].score->score(state, pod, *nodes[i], out[i].raw[p]);
+            return score_[p].score->score(state, pod, *nodes[i], out.raw(i, p));
           }();
           if (!s.isSuccess()) {
             scoreError.set(
@@ -294,7 +293,7 @@ Status Framework::runScorePlugins(const CycleState& state, const PodInfo& pod,
   std::vector<NodeScore> scores(nodes.size());
   for (std::size_t p = 0; p < numPlugins; ++p) {
     if (!active[p]) continue;
-    for (std::size_t i = 0; i < nodes.size(); ++i) scores[i] = {nodes[i], out[i].raw[p]};
+    for (std::size_t i = 0; i < nodes.size(); ++i) scores[i] = {nodes[i], out.raw(i, p)};
     if (const ScoreExtensions* ext = score_[p].score->scoreExtensions(); ext != nullptr) {
       Status s = [&] {
         ScopedDuration timed(score_[p].normalizeScoreDuration);
@@ -306,14 +305,14 @@ Status Framework::runScorePlugins(const CycleState& state, const PodInfo& pod,
             wrapError("plugin " + quoted(score_[p].owner->name()) + " failed with", s));
       }
     }
-    for (std::size_t i = 0; i < nodes.size(); ++i) out[i].normalized[p] = scores[i].score;
+    for (std::size_t i = 0; i < nodes.size(); ++i) out.normalized(i, p) = scores[i].score;
   }
 
   // Range check and weights; also applies to plugins without NormalizeScore.
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     for (std::size_t p = 0; p < numPlugins; ++p) {
       if (!active[p]) continue;
-      const std::int64_t score = out[i].normalized[p];
+      const std::int64_t score = out.normalized(i, p);
       if (score > kMaxNodeScore || score < kMinNodeScore) {
         return Status::error("applying score defaultWeights on Score plugins: plugin " +
                              quoted(score_[p].owner->name()) + " returns an invalid score " +
@@ -321,7 +320,7 @@ Status Framework::runScorePlugins(const CycleState& state, const PodInfo& pod,
                              std::to_string(kMinNodeScore) + ", " + std::to_string(kMaxNodeScore) +
                              "] after normalizing");
       }
-      out[i].total += score * score_[p].weight;
+      out.total(i) += score * score_[p].weight;
     }
   }
   return {};

@@ -34,11 +34,40 @@ struct ScoreEntry {
   DurationObserver* normalizeScoreDuration = nullptr;
 };
 
-// Per node and per score plugin: the raw Score and the value after NormalizeScore.
-struct NodePluginScores {
-  std::vector<std::int64_t> raw;         // indexed like scorePlugins()
-  std::vector<std::int64_t> normalized;  // idem; 0 for skipped plugins
-  std::int64_t total = 0;                // Σ weight × normalized
+// Per node and per score plugin (indexed like scorePlugins()): the raw Score and the value
+// after NormalizeScore (0 for skipped plugins), and per node Σ weight × normalized. Kept in
+// flat node-major arrays, so a request allocates them once rather than twice per node.
+class NodePluginScores {
+ public:
+  void reset(std::size_t numNodes, std::size_t numPlugins) {
+    numPlugins_ = numPlugins;
+    raw_.assign(numNodes * numPlugins, 0);
+    normalized_.assign(numNodes * numPlugins, 0);
+    total_.assign(numNodes, 0);
+  }
+  std::size_t size() const { return total_.size(); }
+  bool empty() const { return total_.empty(); }
+
+  std::int64_t& raw(std::size_t node, std::size_t plugin) {
+    return raw_[node * numPlugins_ + plugin];
+  }
+  std::int64_t raw(std::size_t node, std::size_t plugin) const {
+    return raw_[node * numPlugins_ + plugin];
+  }
+  std::int64_t& normalized(std::size_t node, std::size_t plugin) {
+    return normalized_[node * numPlugins_ + plugin];
+  }
+  std::int64_t normalized(std::size_t node, std::size_t plugin) const {
+    return normalized_[node * numPlugins_ + plugin];
+  }
+  std::int64_t& total(std::size_t node) { return total_[node]; }
+  std::int64_t total(std::size_t node) const { return total_[node]; }
+
+ private:
+  std::size_t numPlugins_ = 0;
+  std::vector<std::int64_t> raw_;
+  std::vector<std::int64_t> normalized_;
+  std::vector<std::int64_t> total_;
 };
 
 // What each filter plugin said about one node, in plugin order, for /explain: the plugins
@@ -89,8 +118,7 @@ class Framework {
   // RunScorePlugins: Score in parallel over nodes, NormalizeScore per plugin, the [0, 100]
   // range check, weights. `out` gets one entry per node.
   Status runScorePlugins(const CycleState& state, const PodInfo& pod,
-                         std::span<const NodeInfo* const> nodes,
-                         std::vector<NodePluginScores>& out) const;
+                         std::span<const NodeInfo* const> nodes, NodePluginScores& out) const;
 
  private:
   std::vector<FilterEntry> filter_;

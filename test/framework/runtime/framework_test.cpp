@@ -367,13 +367,13 @@ BOOST_DATA_TEST_CASE(TestRunScorePlugins, boost::unit_test::data::make(kScoreCas
   CycleState state(lister);
   const PodInfo pod = ::testing::podInfo(kPod);
   Status s = fw.runPreScorePlugins(state, pod, lister->nodeInfoList());
-  std::vector<NodePluginScores> scores;
+  NodePluginScores scores;
   if (s.isSuccess()) s = fw.runScorePlugins(state, pod, lister->nodeInfoList(), scores);
   BOOST_TEST(describe(s) == c.want);
   if (s.isSuccess()) {
     BOOST_REQUIRE(scores.size() == 2u);
-    BOOST_TEST(scores[0].total == c.wantTotals[0]);
-    BOOST_TEST(scores[1].total == c.wantTotals[1]);
+    BOOST_TEST(scores.total(0) == c.wantTotals[0]);
+    BOOST_TEST(scores.total(1) == c.wantTotals[1]);
   }
 }
 
@@ -383,7 +383,7 @@ BOOST_AUTO_TEST_CASE(a_score_error_is_wrapped_with_the_plugin_name) {
   const Framework fw = plugins.framework({}, {{"A", 1}});
   const auto lister = oneNode();
   CycleState state(lister);
-  std::vector<NodePluginScores> scores;
+  NodePluginScores scores;
   const Status s =
       fw.runScorePlugins(state, ::testing::podInfo(kPod), lister->nodeInfoList(), scores);
   BOOST_TEST(describe(s) == "Error: running Score plugins: plugin \"A\" failed with: boom");
