@@ -1,6 +1,7 @@
 #include "scheduling/informers/list_stream_splitter.hpp"
 
 #include <array>
+#include <cstring>
 
 #include "scheduling/api/decode_error.hpp"
 
@@ -16,14 +17,12 @@ constexpr std::size_t kMaxKeyBytes = 8;
 // Depths: the list object is 1, its items array 2, an item 3.
 constexpr int kItemsDepth = 2;
 
-// The bytes that change the scanner's state inside an item, outside and inside strings.
-constexpr std::array<bool, 256> table(std::string_view bytes) {
-  std::array<bool, 256> out{};
-  for (const char c : bytes) out[static_cast<unsigned char>(c)] = true;
-  return out;
-}
-constexpr auto kStructural = table("\"{}[]");
-constexpr auto kStringSpecial = table("\"\\");
+// The bytes that change the scanner's state inside an item, outside strings.
+constexpr std::array<bool, 256> kStructural = [] {
+  std::array<bool, 256> table{};
+  for (const char c : std::string_view("\"{}[]")) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}();
 
 }  // namespace
 
@@ -95,6 +94,42 @@ void ListStreamSplitter::scanEnvelope(char c) {
   }
 }
 
+std::string_view ListStreamSplitter::scanItem() {
+  // The hot loop: nearly all of a list's bytes are inside items, most of them in strings.
+  const char* const data = buffer_.data();
+  const std::size_t size = buffer_.size();
+  while (scanned_ < size) {
+    if (inString_) {
+      // To the next quote at memchr's speed. It ends the string unless an odd run of
+      // backslashes escapes it; the whole item is in the buffer, and the string's opening
+      // quote stops the walk back.
+      const void* quote = std::memchr(data + scanned_, '"', size - scanned_);
+      if (quote == nullptr) {
+        scanned_ = size;
+        break;
+      }
+      const auto at = static_cast<std::size_t>(static_cast<const char*>(quote) - data);
+      scanned_ = at + 1;
+      std::size_t backslashes = 0;
+      while (data[at - 1 - backslashes] == '\\') ++backslashes;
+      if (backslashes % 2 == 0) inString_ = false;
+      continue;
+    }
+    const char c = data[scanned_++];
+    if (!kStructural[static_cast<unsigned char>(c)]) continue;
+    if (c == '"') {
+      inString_ = true;
+    } else if (c == '{' || c == '[') {
+      ++depth_;
+    } else if (--depth_ == kItemsDepth) {
+      place_ = Place::BetweenItems;
+      ++itemsSeen_;
+      return std::string_view(data + itemBegin_, scanned_ - itemBegin_);
+    }
+  }
+  return {};
+}
+
 std::string_view ListStreamSplitter::nextItem() {
   compact();
   const char* const data = buffer_.data();
@@ -120,33 +155,7 @@ std::string_view ListStreamSplitter::nextItem() {
         break;
       }
       case Place::InItem:
-        // The hot loop: nearly all of a list's bytes are inside items, and most of those
-        // change nothing, so step over them by table.
-        while (scanned_ < size) {
-          const char c = data[scanned_++];
-          if (inString_) {
-            if (escaped_) {
-              escaped_ = false;
-            } else if (kStringSpecial[static_cast<unsigned char>(c)]) {
-              if (c == '"') {
-                inString_ = false;
-              } else {
-                escaped_ = true;
-              }
-            }
-            continue;
-          }
-          if (!kStructural[static_cast<unsigned char>(c)]) continue;
-          if (c == '"') {
-            inString_ = true;
-          } else if (c == '{' || c == '[') {
-            ++depth_;
-          } else if (--depth_ == kItemsDepth) {
-            place_ = Place::BetweenItems;
-            ++itemsSeen_;
-            return std::string_view(data + itemBegin_, scanned_ - itemBegin_);
-          }
-        }
+        if (const auto item = scanItem(); !item.empty()) return item;
         break;
     }
   }

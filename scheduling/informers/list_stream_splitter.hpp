@@ -43,6 +43,7 @@ class ListStreamSplitter {
     InItem,        // inside an element
   };
 
+  std::string_view scanItem();
   void compact();
   void keep(char c);
   void scanEnvelope(char c);
@@ -56,7 +57,7 @@ class ListStreamSplitter {
   int depth_ = 0;
   bool started_ = false;
   bool inString_ = false;
-  bool escaped_ = false;
+  bool escaped_ = false;  // in an envelope string (items are walked back for escapes)
   // Top-level member keys, to recognise "items".
   bool expectKey_ = false;
   bool readingKey_ = false;
