@@ -6,6 +6,7 @@
 
 #include "scheduling/api/json/api_server_codec.hpp"
 #include "scheduling/cache/cache.hpp"
+#include "scheduling/informers/publish_throttle.hpp"
 
 namespace scheduling::informers {
 
@@ -19,7 +20,8 @@ namespace scheduling::informers {
 template <typename T>
 class CacheStore {
  public:
-  explicit CacheStore(cache::Cache& cache) : cache_(cache) {}
+  CacheStore(cache::Cache& cache, PublishThrottle& publisher)
+      : cache_(cache), publisher_(publisher) {}
 
   void beginReplace() { listed_.clear(); }
   void replaceItem(T&& object);
@@ -28,8 +30,9 @@ class CacheStore {
 
   void apply(api::json::WatchEventType type, T&& object);
 
-  // Makes what was applied visible to requests.
-  void publish() { cache_.publish(); }
+  // Makes what was applied visible to requests: within the throttle's interval, or now.
+  void publishSoon() { publisher_.changed(); }
+  void publishNow() { publisher_.publishNow(); }
 
   std::size_t size() const { return keys_.size(); }
 
@@ -38,6 +41,7 @@ class CacheStore {
   void remove(const std::string& key);
 
   cache::Cache& cache_;
+  PublishThrottle& publisher_;
   std::unordered_set<std::string> keys_;    // objects held in the cache
   std::unordered_set<std::string> listed_;  // objects seen by the list in progress
 };

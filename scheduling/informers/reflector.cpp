@@ -182,10 +182,10 @@ net::awaitable<void> Reflector<T>::list() {
     resourceVersion = meta.resourceVersion;
     // Requests see a relist progress page by page; before the first list completes nobody
     // reads the cache (the extender is not ready), so it is published once, at the end.
-    if (!summary.first) store_.publish();
+    if (!summary.first) store_.publishSoon();
   } while (!continueToken.empty());
   summary.deleted = store_.endReplace();
-  store_.publish();
+  store_.publishNow();
   resourceVersion_ = resourceVersion;
   needList_ = false;
   synced_.store(true);
@@ -268,7 +268,7 @@ net::awaitable<void> Reflector<T>::readEvents() {
       auto event = api::json::decodeWatchEvent<T>(text);
       observer_.watchEvent(resource_.name, typeName(event.type));
       if (event.type == WatchEventType::Error) {
-        if (changed) store_.publish();
+        if (changed) store_.publishSoon();
         const auto& s = event.status;
         const std::string detail =
             "ERROR event " + std::to_string(s.code) + " " + s.reason + ": " + s.message;
@@ -281,9 +281,8 @@ net::awaitable<void> Reflector<T>::readEvents() {
       store_.apply(event.type, std::move(event.object));
       changed = true;
     }
-    // One publish per read: a burst of events costs one snapshot, and each snapshot holds
-    // whole events only.
-    if (changed) store_.publish();
+    // Whole reads only: a snapshot never holds half of what one read delivered.
+    if (changed) store_.publishSoon();
   }
 }
 

@@ -9,12 +9,19 @@ namespace scheduling::sources {
 
 namespace net = boost::asio;
 
+namespace {
+
+// How long a change may wait to be published (see PublishThrottle).
+constexpr std::chrono::milliseconds kPublishInterval{10};
+
+}  // namespace
+
 template <typename T>
 struct ApiSource::Informer {
   Informer(informers::Resource resource, ApiSource& source, cache::Cache& cache,
            informers::InformerObserver& observer, const informers::ReflectorOptions& options)
       : connection(source.io_.get_executor(), source.config_, source.tls_, *source.tokens_),
-        store(cache),
+        store(cache, source.publisher_),
         reflector(std::move(resource), connection, store, observer, options,
                   std::random_device{}()) {}
 
@@ -56,6 +63,7 @@ ApiSource::ApiSource(informers::ClientConfig config, cache::Cache& cache,
                      std::function<void()> onSynced)
     : config_(std::move(config)),
       notifier_(std::make_unique<SyncNotifier>(*this, observer, std::move(onSynced))),
+      publisher_(io_.get_executor(), cache, kPublishInterval),
       tokens_(std::make_unique<informers::TokenSource>(config_)),
       tls_(config_.https ? informers::makeClientTlsContext(config_) : nullptr),
       namespaces_(std::make_unique<Informer<api::Namespace>>(informers::namespacesResource(), *this,

@@ -8,6 +8,7 @@
 #include "scheduling/cache/cache.hpp"
 #include "scheduling/informers/client_config.hpp"
 #include "scheduling/informers/informer_observer.hpp"
+#include "scheduling/informers/publish_throttle.hpp"
 #include "scheduling/informers/reflector.hpp"
 
 namespace scheduling::sources {
@@ -45,6 +46,7 @@ class ApiSource {
   informers::ClientConfig config_;
   std::unique_ptr<SyncNotifier> notifier_;
   boost::asio::io_context io_;
+  informers::PublishThrottle publisher_;  // shared by the informers: one snapshot per burst
   std::unique_ptr<informers::TokenSource> tokens_;
   std::shared_ptr<boost::asio::ssl::context> tls_;
   std::unique_ptr<Informer<api::Namespace>> namespaces_;

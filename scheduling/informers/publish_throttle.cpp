@@ -1,0 +1,33 @@
+#include "scheduling/informers/publish_throttle.hpp"
+
+#include <algorithm>
+
+namespace scheduling::informers {
+
+PublishThrottle::PublishThrottle(boost::asio::any_io_executor executor, cache::Cache& cache,
+                                 std::chrono::milliseconds interval)
+    : cache_(cache), interval_(interval), timer_(std::move(executor)) {}
+
+void PublishThrottle::changed() {
+  if (pending_) return;
+  pending_ = true;
+  timer_.expires_at(
+      std::max(boost::asio::steady_timer::clock_type::now(), lastPublish_ + interval_));
+  timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec || !pending_) return;  // cancelled, or publishNow() came first
+    publish();
+  });
+}
+
+void PublishThrottle::publishNow() {
+  if (pending_) timer_.cancel();
+  publish();
+}
+
+void PublishThrottle::publish() {
+  pending_ = false;
+  cache_.publish();
+  lastPublish_ = boost::asio::steady_timer::clock_type::now();
+}
+
+}  // namespace scheduling::informers
