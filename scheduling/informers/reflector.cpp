@@ -61,16 +61,28 @@ const char* typeName(WatchEventType type) {
   return "UNKNOWN";
 }
 
-// "410 Gone: too old resource version: 12 (40)" from an answer's status line and body.
-std::string describeAnswer(unsigned code, std::string_view reasonPhrase, std::string_view body) {
-  std::string text = std::to_string(code) + " " + std::string(reasonPhrase);
+// The message of the Status an error answer carries, "" when it carries none.
+std::string statusMessage(std::string_view body) {
   try {
-    const auto status = api::json::decodeStatus(body);
-    if (!status.message.empty()) text += ": " + status.message;
+    return api::json::decodeStatus(body).message;
   } catch (const api::DecodeError&) {
-    // Not a Status (a proxy's HTML page, say): the status line says enough.
+    return {};  // not a Status (a proxy's HTML page, say): the status line says enough
   }
+}
+
+// "410 Gone: too old resource version: 12 (40)" from an answer's status line and message.
+std::string describeAnswer(unsigned code, std::string_view reasonPhrase,
+                           const std::string& message) {
+  std::string text = std::to_string(code) + " " + std::string(reasonPhrase);
+  if (!message.empty()) text += ": " + message;
   return text;
+}
+
+// An API server whose watch cache has not caught up with the resourceVersion asked for
+// (after a restart, or a fail-over to a replica that lags) answers 504 "Too large resource
+// version"; as with 410, only a relist gets past it (client-go decides the same).
+bool tooLargeResourceVersion(unsigned code, std::string_view message) {
+  return code == 504 && message.find("Too large resource version") != std::string_view::npos;
 }
 
 Restart restartFor(const boost::system::system_error& e, bool watching) {
@@ -170,8 +182,9 @@ net::awaitable<void> Reflector<T>::list() {
     }
     if (status != http::status::ok) {
       const std::string body = co_await readErrorBody();
-      const std::string detail = "LIST " + describeAnswer(static_cast<unsigned>(status),
-                                                          http::obsolete_reason(status), body);
+      const std::string detail =
+          "LIST " + describeAnswer(static_cast<unsigned>(status), http::obsolete_reason(status),
+                                   statusMessage(body));
       // The continue token expired (the list took longer than etcd keeps its revision):
       // start the list over from its first page.
       if (status == http::status::gone) throw Restart{"expired", detail, true, false};
@@ -242,9 +255,12 @@ net::awaitable<void> Reflector<T>::watch() {
   }
   if (status != http::status::ok) {
     const std::string body = co_await readErrorBody();
+    const std::string message = statusMessage(body);
     const auto code = static_cast<unsigned>(status);
-    const std::string detail = "WATCH " + describeAnswer(code, http::obsolete_reason(status), body);
+    const std::string detail =
+        "WATCH " + describeAnswer(code, http::obsolete_reason(status), message);
     if (status == http::status::gone) throw Restart{"gone", detail, true, false};
+    if (tooLargeResourceVersion(code, message)) throw Restart{"too_large", detail, true, true};
     throw Restart{"watch_error", detail, false, true};
   }
   backoff_.reset();  // the API server answers again
@@ -274,6 +290,9 @@ net::awaitable<void> Reflector<T>::readEvents() {
             "ERROR event " + std::to_string(s.code) + " " + s.reason + ": " + s.message;
         // 410: the resourceVersion is older than the server's history.
         if (s.code == 410) throw Restart{"gone", detail, true, false};
+        if (tooLargeResourceVersion(static_cast<unsigned>(s.code), s.message)) {
+          throw Restart{"too_large", detail, true, true};
+        }
         throw Restart{"error_event", detail, false, true};
       }
       if (!event.resourceVersion.empty()) resourceVersion_ = std::move(event.resourceVersion);

@@ -351,6 +351,28 @@ BOOST_DATA_TEST_CASE(gone_relists_and_deletes_what_the_watch_missed,
   BOOST_TEST(f.observer.restartsFor("pods gone") >= 1);
 }
 
+// A server whose watch cache lags behind the informer's resourceVersion: only a relist helps.
+BOOST_AUTO_TEST_CASE(too_large_resource_version_relists) {
+  Fixture f;
+  seed(f.server, 3, 6);
+  f.source.start();
+  BOOST_TEST(eventually([&] { return f.source.synced(); }));
+  const auto lists = [&] {
+    return f.observer.listsOf("namespaces") + f.observer.listsOf("nodes") +
+           f.observer.listsOf("pods");
+  };
+  const int before = lists();
+  f.server.lagNextWatch();
+  f.server.dropWatches();
+  f.server.put("pods", pod("after-lag", "node-1", "web"));
+  BOOST_TEST(converges(f.server, f.cache));
+  BOOST_TEST(eventually([&] { return lists() > before; }));
+  BOOST_TEST(f.observer.restartsFor("namespaces too_large") +
+                 f.observer.restartsFor("nodes too_large") +
+                 f.observer.restartsFor("pods too_large") ==
+             1);
+}
+
 BOOST_AUTO_TEST_CASE(an_error_event_is_followed_by_a_new_watch) {
   Fixture f;
   seed(f.server, 2, 2);

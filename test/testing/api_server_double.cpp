@@ -235,6 +235,14 @@ bool ApiServerDouble::handle(Stream& stream, const std::string& target,
   }
   const bool selected = !selector.empty();
 
+  if (watch && lagNextWatch_) {
+    lagNextWatch_ = false;
+    const std::string message = "Too large resource version: " + query["resourceVersion"] +
+                                ", current: " + std::to_string(resourceVersion_);
+    lock.unlock();
+    writeAnswer(stream, 504, statusJson(504, "Timeout", message));
+    return true;
+  }
   if (watch) {
     const std::string& version = query["resourceVersion"];
     const std::uint64_t from = version.empty() ? resourceVersion_ : std::stoull(version);
@@ -580,6 +588,11 @@ void ApiServerDouble::compact() {
 void ApiServerDouble::expireNextContinue() {
   std::lock_guard lock(mutex_);
   expireNextContinue_ = true;
+}
+
+void ApiServerDouble::lagNextWatch() {
+  std::lock_guard lock(mutex_);
+  lagNextWatch_ = true;
 }
 
 void ApiServerDouble::setToken(const std::string& token) {

@@ -76,7 +76,10 @@ class ApiServerDouble {
   void sendErrorEvent(int code, const std::string& reason);  // to open watches, then end them
   void sendBookmarks();  // a BOOKMARK at the current version to every watch
   void failNextRequests(int count, unsigned status);  // answer with this status instead
-  void compact();             // forget history: watches from an older resourceVersion get 410
+  void compact();  // forget history: watches from an older resourceVersion get 410
+  // The next watch answers 504 "Too large resource version", as a server whose watch cache
+  // lags behind the resourceVersion asked for (after a restart or a fail-over).
+  void lagNextWatch();
   void expireNextContinue();  // the next page asked for by continue token: 410 Expired
   void setToken(const std::string& token);  // rotate the accepted token
 
@@ -145,6 +148,7 @@ class ApiServerDouble {
   std::string errorReason_;
   bool stalled_ = false;
   bool expireNextContinue_ = false;
+  bool lagNextWatch_ = false;
   int failCount_ = 0;
   unsigned failStatus_ = 500;
   std::vector<std::string> requests_;
