@@ -132,7 +132,7 @@ std::string Metrics::render(const CacheSizes& cache) const {
   appendHeader(out, "scheduler_extender_watch_restarts_total", "counter",
                "Watches and lists started over, by resource and reason (closed: the API "
                "server ended the watch as asked; idle: silent for 10 s, watched again; "
-               "gone/expired/decode: relisted).");
+               "gone/expired/too_large/decode: relisted).");
   for (const auto& [key, count] : watchRestarts_) {
     out.append("scheduler_extender_watch_restarts_total{resource=\"").append(key.first);
     out.append("\",reason=\"").append(key.second).append("\"} ");
