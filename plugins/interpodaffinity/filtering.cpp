@@ -145,13 +145,16 @@ void PreFilterState::updateWithPod(const fw::PodInfo& updated, const fw::NodeInf
 // Upstream walks every node in HavePodsWithRequiredAntiAffinityList and, for each pod there
 // and each of its required anti-affinity terms matching the incoming pod, adds 1 at the
 // node's pair. Pods sharing an identical term are grouped by the index, which hands over the
-// per-node number of (pod, term) occurrences: adding that number is the same sum.
+// per-node number of (pod, term) occurrences: adding that number is the same sum. Only the
+// terms whose selector may match the pod's labels are visited (a term that cannot match adds
+// nothing), so a pod nothing selects costs no walk over every workload's terms.
 TopologyCountMap existingAntiAffinityCounts(const api::Pod& pod, const api::Labels& nsLabels,
                                             const fw::SharedLister& lister) {
   TopologyCountMap counts;
-  lister.forEachExistingTerm(
-      fw::TermKind::RequiredAntiAffinity, [&](const fw::AffinityTerm& term, std::int32_t /*weight*/,
-                                              std::span<const fw::NodeTermCount> nodes) {
+  lister.forEachExistingTermSelecting(
+      fw::TermKind::RequiredAntiAffinity, pod.metadata.labels,
+      [&](const fw::AffinityTerm& term, std::int32_t /*weight*/,
+          std::span<const fw::NodeTermCount> nodes) {
         if (!term.matches(pod, nsLabels)) return;
         for (const auto& [node, n] : nodes) {
           if (n == 0) continue;

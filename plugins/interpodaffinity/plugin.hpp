@@ -17,7 +17,7 @@ namespace plugins::interpodaffinity {
 // fast path, resize-deferred skip) are not modelled.
 //
 // Unlike upstream, the cluster-wide passes go through the snapshot's two index queries
-// (SharedLister::forEachPodMatching / forEachExistingTerm), so their cost follows the pods
+// (SharedLister::forEachPodMatching / forEachExistingTermSelecting), so their cost follows the pods
 // and terms that match rather than the size of the cluster; the results are identical.
 class InterPodAffinity final : public scheduling::framework::PreFilterPlugin,
                                public scheduling::framework::FilterPlugin,

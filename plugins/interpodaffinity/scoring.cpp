@@ -70,7 +70,8 @@ std::int64_t TopologyScore::scoreFor(const api::Labels& nodeLabels) const {
 //   e. − weight of each preferred anti-affinity term of P matching the incoming pod,
 // each at (key, N's value) when N has the key. (a, b) only involve pods an incoming term
 // selects: forEachPodMatching. (c, d, e) only involve pods carrying such terms, all of which
-// sit in PodsWithAffinity: forEachExistingTerm, with a term shared by n pods on a node
+// sit in PodsWithAffinity: forEachExistingTermSelecting (the terms whose selector may
+// match the incoming pod, then checked in full), with a term shared by n pods on a node
 // adding n times its weight. The sums are those of upstream's loops.
 fw::Status InterPodAffinity::preScore(fw::CycleState& state, const fw::PodInfo& pod,
                                       std::span<const fw::NodeInfo* const> nodes) const {
@@ -114,15 +115,17 @@ fw::Status InterPodAffinity::preScore(fw::CycleState& state, const fw::PodInfo& 
   // (c), (d) and (e): the existing pods' terms against the incoming pod.
   const auto processExisting = [&](fw::TermKind kind, std::int64_t multiplier,
                                    std::int64_t fixedWeight) {
-    lister.forEachExistingTerm(kind, [&](const fw::AffinityTerm& term, std::int32_t weight,
-                                         std::span<const fw::NodeTermCount> termNodes) {
-      if (!term.matches(incoming, nsLabels)) return;
-      const std::int64_t perPod = (fixedWeight != 0 ? fixedWeight : weight) * multiplier;
-      for (const auto& [node, n] : termNodes) {
-        if (n == 0) continue;
-        scores.add(node->labels(), term.topologyKey, perPod * n);
-      }
-    });
+    lister.forEachExistingTermSelecting(
+        kind, incoming.metadata.labels,
+        [&](const fw::AffinityTerm& term, std::int32_t weight,
+            std::span<const fw::NodeTermCount> termNodes) {
+          if (!term.matches(incoming, nsLabels)) return;
+          const std::int64_t perPod = (fixedWeight != 0 ? fixedWeight : weight) * multiplier;
+          for (const auto& [node, n] : termNodes) {
+            if (n == 0) continue;
+            scores.add(node->labels(), term.topologyKey, perPod * n);
+          }
+        });
   };
   if (args_.hardPodAffinityWeight > 0) {
     processExisting(fw::TermKind::RequiredAffinity, 1, args_.hardPodAffinityWeight);

@@ -99,6 +99,7 @@ void ExistingTermIndex::update(TermKind kind, const AffinityTerm& term, std::int
       id = freeIds_.back();
       freeIds_.pop_back();
     }
+    groupsChanged_ = true;
     groups_[id] = std::make_unique<Group>(
         Group{kind, weight, hash, std::make_shared<const AffinityTerm>(term), {}, true, {}, {}});
     group = groups_[id].get();
@@ -114,6 +115,7 @@ void ExistingTermIndex::update(TermKind kind, const AffinityTerm& term, std::int
 
   for (auto [pos, end] = byHash_.equal_range(hash); pos != end; ++pos) {
     if (groups_[pos->second].get() == group) {
+      groupsChanged_ = true;
       freeIds_.push_back(pos->second);
       groups_[pos->second].reset();
       byHash_.erase(pos);
@@ -160,9 +162,21 @@ ExistingTerms ExistingTermIndex::materialize(std::span<const framework::NodeInfo
       group->nodes = std::move(nodes);
       group->countsChanged = false;
     }
-    if (group->nodes->empty()) continue;
-    out[static_cast<std::size_t>(group->kind)].push_back(
+    out[static_cast<std::size_t>(group->kind)].groups.push_back(
         {group->term, group->weight, group->nodes});
+  }
+  // Positions are group-id order, which only changes with the set of groups.
+  if (groupsChanged_) {
+    std::vector<const AffinityTerm*> terms;
+    for (std::size_t kind = 0; kind < kNumTermKinds; ++kind) {
+      terms.clear();
+      for (const auto& group : out[kind].groups) terms.push_back(group.term.get());
+      bySelector_[kind] = std::make_shared<const TermSelectorIndex>(terms);
+    }
+    groupsChanged_ = false;
+  }
+  for (std::size_t kind = 0; kind < kNumTermKinds; ++kind) {
+    out[kind].bySelector = bySelector_[kind];
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "scheduling/cache/term_selector_index.hpp"
 #include "scheduling/framework/listers.hpp"
 #include "scheduling/framework/types.hpp"
 
@@ -16,15 +17,24 @@ namespace scheduling::cache {
 inline constexpr std::size_t kNumTermKinds = 4;
 
 // One distinct (term, weight) of one kind as a snapshot hands it out: the nodes of the
-// snapshot whose pods carry it, in node-list order, with how many times. Shared between
-// snapshots while neither the counts nor those nodes' NodeInfos change.
+// snapshot whose pods carry it, in node-list order, with how many times (none when all
+// those pods are on ghost nodes). Shared between snapshots while neither the counts nor
+// those nodes' NodeInfos change.
 struct ExistingTermGroup {
   std::shared_ptr<const framework::AffinityTerm> term;
   std::int32_t weight = 0;
   std::shared_ptr<const std::vector<framework::NodeTermCount>> nodes;
 };
 
-using ExistingTerms = std::array<std::vector<ExistingTermGroup>, kNumTermKinds>;
+// The groups of one kind, and their terms filed by selector (positions into `groups`).
+// The index is shared between snapshots for as long as the set of groups does not change:
+// a new workload's terms, or the last pod of one going, rebuilds it, not pod churn.
+struct ExistingTermsOfKind {
+  std::vector<ExistingTermGroup> groups;
+  std::shared_ptr<const TermSelectorIndex> bySelector;
+};
+
+using ExistingTerms = std::array<ExistingTermsOfKind, kNumTermKinds>;
 
 // The affinity terms carried by assigned pods, deduplicated, with per-node counts. Kept
 // incrementally by the Cache as pods come and go, so that publishing a snapshot only walks
@@ -38,8 +48,9 @@ class ExistingTermIndex {
   void addPod(const framework::PodInfo& pod, std::uint32_t slot);
   void removePod(const framework::PodInfo& pod, std::uint32_t slot);
 
-  // The groups as seen by a snapshot: only slots with a NodeInfo in `nodeBySlot` count, and
-  // a group left without nodes is omitted. `positionBySlot` orders the nodes of a group.
+  // The groups as seen by a snapshot, each kind's in group-id order: only slots with a
+  // NodeInfo in `nodeBySlot` count (a group may be left without nodes; readers skip it).
+  // `positionBySlot` orders the nodes of a group.
   // A group keeps its previous node list when its counts did not change, the node order
   // did not change (`nodeOrderChanged` false: no node added, removed or moved) and its
   // nodes kept their NodeInfos.
@@ -68,6 +79,9 @@ class ExistingTermIndex {
   std::vector<std::unique_ptr<Group>> groups_;
   std::vector<std::uint32_t> freeIds_;
   std::unordered_multimap<std::size_t, std::uint32_t> byHash_;
+  // A group was created or freed since the selector indexes were built.
+  bool groupsChanged_ = true;
+  std::array<std::shared_ptr<const TermSelectorIndex>, kNumTermKinds> bySelector_;
 };
 
 }  // namespace scheduling::cache

@@ -95,9 +95,20 @@ void Snapshot::forEachExistingTerm(
     framework::TermKind kind,
     const std::function<void(const framework::AffinityTerm& term, std::int32_t weight,
                              std::span<const framework::NodeTermCount> nodes)>& fn) const {
-  for (const auto& group : existingTerms_[static_cast<std::size_t>(kind)]) {
-    fn(*group.term, group.weight, *group.nodes);
+  for (const auto& group : existingTerms_[static_cast<std::size_t>(kind)].groups) {
+    if (!group.nodes->empty()) fn(*group.term, group.weight, *group.nodes);
   }
+}
+
+void Snapshot::forEachExistingTermSelecting(
+    framework::TermKind kind, const api::Labels& podLabels,
+    const std::function<void(const framework::AffinityTerm& term, std::int32_t weight,
+                             std::span<const framework::NodeTermCount> nodes)>& fn) const {
+  const ExistingTermsOfKind& terms = existingTerms_[static_cast<std::size_t>(kind)];
+  terms.bySelector->forEachCandidate(podLabels, [&](std::uint32_t position) {
+    const ExistingTermGroup& group = terms.groups[position];
+    if (!group.nodes->empty()) fn(*group.term, group.weight, *group.nodes);
+  });
 }
 
 }  // namespace scheduling::cache

@@ -70,6 +70,12 @@ class Snapshot final : public framework::SharedLister {
                                std::span<const framework::NodeTermCount> nodes)>& fn)
       const override;
 
+  void forEachExistingTermSelecting(
+      framework::TermKind kind, const api::Labels& podLabels,
+      const std::function<void(const framework::AffinityTerm& term, std::int32_t weight,
+                               std::span<const framework::NodeTermCount> nodes)>& fn)
+      const override;
+
  private:
   friend class Cache;
 

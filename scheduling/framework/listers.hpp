@@ -63,6 +63,15 @@ class SharedLister {
   virtual void forEachExistingTerm(
       TermKind kind, const std::function<void(const AffinityTerm& term, std::int32_t weight,
                                               std::span<const NodeTermCount> nodes)>& fn) const = 0;
+
+  // forEachExistingTerm for a superset of the terms whose label selector matches a pod with
+  // `podLabels` (the caller still checks term.matches), each at most once, in no particular
+  // order: what InterPodAffinity asks about the incoming pod, at a cost that follows the
+  // terms that may select it rather than every workload of the cluster.
+  virtual void forEachExistingTermSelecting(
+      TermKind kind, const api::Labels& podLabels,
+      const std::function<void(const AffinityTerm& term, std::int32_t weight,
+                               std::span<const NodeTermCount> nodes)>& fn) const = 0;
 };
 
 }  // namespace scheduling::framework

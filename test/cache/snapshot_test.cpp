@@ -413,6 +413,30 @@ class ClusterGenerator {
   std::vector<api::PodAffinityTerm> termPool_;
 };
 
+// The groups forEachExistingTermSelecting hands over for a pod with `podLabels` whose
+// selector matches those labels; each must come at most once.
+std::vector<Group> selectingTerms(const framework::SharedLister& lister, TermKind kind,
+                                  const api::Labels& podLabels) {
+  std::vector<Group> out;
+  lister.forEachExistingTermSelecting(kind, podLabels,
+                                      [&](const AffinityTerm& t, std::int32_t weight,
+                                          std::span<const framework::NodeTermCount> nodes) {
+                                        if (!t.selector.matches(podLabels)) return;
+                                        Group g{t, weight, {}};
+                                        for (const auto& n : nodes)
+                                          g.nodes[n.node->name()] += n.count;
+                                        out.push_back(std::move(g));
+                                      });
+  return out;
+}
+
+std::vector<Group> selectingBruteForce(const framework::SharedLister& lister, TermKind kind,
+                                       const api::Labels& podLabels) {
+  std::vector<Group> out = bruteForceExistingTerms(lister, kind);
+  std::erase_if(out, [&](const Group& g) { return !g.term.selector.matches(podLabels); });
+  return out;
+}
+
 void checkAgainstBruteForce(const Snapshot& snapshot, ClusterGenerator& gen) {
   for (int q = 0; q < 40; ++q) {
     const AffinityTerm t = gen.queryTerm();
@@ -424,6 +448,12 @@ void checkAgainstBruteForce(const Snapshot& snapshot, ClusterGenerator& gen) {
     BOOST_TEST_CONTEXT("term kind " << static_cast<int>(kind)) {
       BOOST_TEST(
           sameGroups(existingTerms(snapshot, kind), bruteForceExistingTerms(snapshot, kind)));
+      // The selector index leaves out no term that selects the pod.
+      for (int q = 0; q < 20; ++q) {
+        const api::Labels podLabels = gen.labels();
+        BOOST_TEST(sameGroups(selectingTerms(snapshot, kind, podLabels),
+                              selectingBruteForce(snapshot, kind, podLabels)));
+      }
     }
   }
 }

@@ -142,4 +142,11 @@ void FakeLister::forEachExistingTerm(
   for (const auto& g : groups) fn(*g.term, g.weight, g.nodes);
 }
 
+void FakeLister::forEachExistingTermSelecting(
+    fw::TermKind kind, const api::Labels& /*podLabels*/,
+    const std::function<void(const fw::AffinityTerm& term, std::int32_t weight,
+                             std::span<const fw::NodeTermCount> nodes)>& fn) const {
+  forEachExistingTerm(kind, fn);
+}
+
 }  // namespace testing

@@ -67,6 +67,12 @@ class FakeLister final : public scheduling::framework::SharedLister {
       const std::function<void(const scheduling::framework::AffinityTerm& term, std::int32_t weight,
                                std::span<const scheduling::framework::NodeTermCount> nodes)>& fn)
       const override;
+  // Every term: the widest superset allowed.
+  void forEachExistingTermSelecting(
+      scheduling::framework::TermKind kind, const api::Labels& podLabels,
+      const std::function<void(const scheduling::framework::AffinityTerm& term, std::int32_t weight,
+                               std::span<const scheduling::framework::NodeTermCount> nodes)>& fn)
+      const override;
 
  private:
   std::vector<std::unique_ptr<scheduling::framework::NodeInfo>> nodeInfos_;
