@@ -1,0 +1,645 @@
+// The Helm chart's manifests, rendered for every ci/*-values.yaml scenario, checked against
+// each other and against the built binary: what kube-scheduler is told to call is what the
+// extender serves, where it listens, with the TLS it serves; the RBAC covers what both
+// binaries call; names come from the release; a configuration change rolls the pods.
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "test/manifests/chart_render.hpp"
+#include "test/manifests/chart_values.hpp"
+#include "test/manifests/rbac.hpp"
+#include "test/manifests/scenario.hpp"
+#include "test/testing/server_process.hpp"
+
+namespace manifests {
+namespace {
+
+namespace data = boost::unit_test::data;
+
+const std::vector<std::string> kScenarios = ciScenarios();
+
+struct Url {
+  std::string scheme;
+  std::string host;
+  int port = 0;
+};
+
+// kube-scheduler appends "/<verb>" to urlPrefix: it must be scheme://host:port, no path.
+Url parseUrl(const std::string& url) {
+  static const std::regex shape("^(https?)://([^:/]+):([0-9]+)$");
+  std::smatch match;
+  if (!std::regex_match(url, match, shape)) return {};
+  return {match[1], match[2], std::stoi(match[3])};
+}
+
+int listenPort(const Scenario& s) {
+  const std::string listen = flagValue(s.extenderContainer["args"], "--listen");
+  const std::string allAddresses = "0.0.0.0:";
+  return listen.starts_with(allAddresses) ? std::stoi(listen.substr(allAddresses.size())) : 0;
+}
+
+YAML::Node podLabels(const YAML::Node& deployment) {
+  const YAML::Node& d = deployment;
+  return d["spec"]["template"]["metadata"]["labels"];
+}
+
+std::string serviceHost(const YAML::Node& service) {
+  return text(service["metadata"]["name"]) + "." + text(service["metadata"]["namespace"]) + ".svc";
+}
+
+// The paths the binary says it serves, from its --help ("Endpoints: POST /filter ...; GET
+// /healthz ...."), by method.
+std::set<std::string> servedPaths(const std::string& method) {
+  static const std::string help = testing::runBinary({"--help"}).out;
+  const auto line = help.find("Endpoints:");
+  const auto at = help.find(method + " ", line);
+  std::set<std::string> paths;
+  if (line == std::string::npos || at == std::string::npos) return paths;
+  const auto end = help.find_first_of(";\n", at);
+  std::istringstream words(help.substr(at, end == std::string::npos ? end : end - at));
+  std::string word;
+  while (words >> word) {
+    while (!word.empty() && (word.back() == '.' || word.back() == ';')) word.pop_back();
+    if (word.starts_with("/")) paths.insert(word);
+  }
+  return paths;
+}
+
+std::string sha256Hex(const std::string& text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr);
+  std::string hex;
+  char byte[3];
+  for (unsigned int i = 0; i < size; ++i) {
+    std::snprintf(byte, sizeof byte, "%02x", digest[i]);
+    hex += byte;
+  }
+  return hex;
+}
+
+std::string writeTempFile(const std::string& name, const std::string& text) {
+  const std::string path = "/tmp/sx-chart-test-" + std::to_string(::getpid()) + "-" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+const std::string kAppVersion = text(YAML::LoadFile(chartFile("Chart.yaml"))["appVersion"]);
+const std::string kChartVersion = text(YAML::LoadFile(chartFile("Chart.yaml"))["version"]);
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(chart)
+
+BOOST_AUTO_TEST_CASE(every_scenario_the_issue_asks_for_exists) {
+  const std::set<std::string> have(kScenarios.begin(), kScenarios.end());
+  for (const auto* want :
+       {"sidecar-values.yaml", "service-http-values.yaml", "service-tls-values.yaml",
+        "service-mtls-values.yaml", "ha-values.yaml", "custom-framework-values.yaml"}) {
+    BOOST_TEST(have.contains(want), want);
+  }
+}
+
+BOOST_DATA_TEST_CASE(kube_scheduler_calls_the_extender_where_it_listens, data::make(kScenarios),
+                     name) {
+  const Scenario& s = scenario(name);
+  const Url url = parseUrl(text(s.extenderCall["urlPrefix"]));
+  BOOST_TEST_REQUIRE(!url.scheme.empty(), text(s.extenderCall["urlPrefix"]));
+  // All addresses, not loopback only: kubelet probes the pod IP.
+  const int port = listenPort(s);
+  BOOST_TEST_REQUIRE(port != 0, flagValue(s.extenderContainer["args"], "--listen"));
+  BOOST_TEST(containerPort(s.extenderContainer, YAML::Node(port)) == port);
+
+  if (!s.serviceMode()) {
+    BOOST_TEST(url.host == "127.0.0.1");
+    BOOST_TEST(url.port == port);
+    BOOST_TEST(describe(s.extenderDeployment) == describe(s.schedulerDeployment));
+    return;
+  }
+  BOOST_TEST(describe(s.extenderDeployment) != describe(s.schedulerDeployment));
+  const std::string serviceName = url.host.substr(0, url.host.find('.'));
+  const YAML::Node service = s.manifests.find("Service", serviceName);
+  BOOST_TEST_REQUIRE(service.IsDefined(), "no Service " << serviceName);
+  BOOST_TEST(url.host == serviceHost(service));
+  BOOST_TEST(text(service["metadata"]["namespace"]) == Scenario::kNamespace);
+  BOOST_TEST(selects(service["spec"]["selector"], podLabels(s.extenderDeployment)));
+  BOOST_TEST(!selects(service["spec"]["selector"], podLabels(s.schedulerDeployment)));
+  int servicePorts = 0;
+  for (const auto& servicePort : service["spec"]["ports"]) {
+    if (servicePort["port"].as<int>() != url.port) continue;
+    ++servicePorts;
+    BOOST_TEST(containerPort(s.extenderContainer, servicePort["targetPort"]) == port);
+  }
+  BOOST_TEST(servicePorts == 1);
+}
+
+BOOST_DATA_TEST_CASE(https_exactly_when_tls_is_on_with_every_file_mounted, data::make(kScenarios),
+                     name) {
+  const Scenario& s = scenario(name);
+  const YAML::Node& call = s.extenderCall;
+  const YAML::Node& args = s.extenderContainer["args"];
+  BOOST_TEST(parseUrl(text(call["urlPrefix"])).scheme == (s.tls() ? "https" : "http"));
+  BOOST_TEST(text(call["enableHTTPS"]) == (s.tls() ? "true" : "false"));
+  BOOST_TEST(!flagValue(args, "--tls-cert-file").empty() == s.tls());
+  BOOST_TEST(!flagValue(args, "--client-ca-file").empty() == s.mutualTls());
+  BOOST_TEST(call["tlsConfig"].IsDefined() == s.tls());
+  if (!s.tls()) return;
+
+  const YAML::Node& tlsConfig = call["tlsConfig"];
+  const YAML::Node schedulerPod = podSpecOf(s.schedulerDeployment);
+  const YAML::Node extenderPod = podSpecOf(s.extenderDeployment);
+  const auto schedulerFile = [&](const std::string& field) {
+    return mountedFile(schedulerPod, s.schedulerContainer, text(tlsConfig[field]));
+  };
+  const auto extenderFile = [&](const std::string& flag) {
+    return mountedFile(extenderPod, s.extenderContainer, flagValue(args, flag));
+  };
+
+  const MountedFile ca = schedulerFile("caFile");
+  BOOST_TEST(ca.source == "secret");
+  BOOST_TEST(ca.key == "ca.crt");
+  BOOST_TEST(ca.readOnly);
+  const MountedFile cert = extenderFile("--tls-cert-file");
+  const MountedFile key = extenderFile("--tls-private-key-file");
+  BOOST_TEST(cert.source == "secret");
+  BOOST_TEST(cert.name == value(s.values, "tls.serverSecretName"));
+  BOOST_TEST(cert.key == "tls.crt");
+  BOOST_TEST(key.name == cert.name);
+  BOOST_TEST(key.key == "tls.key");
+  BOOST_TEST((cert.readOnly && key.readOnly));
+
+  // kube-scheduler verifies the name the certificate was issued for: by default the
+  // Service's DNS name, in sidecar mode too, so that one certificate serves every caller.
+  const std::string serverName = value(s.values, "tls.serverName");
+  BOOST_TEST(text(tlsConfig["serverName"]) ==
+             (serverName.empty()
+                  ? std::string(Scenario::kRelease) + "-scheduler-extender-extender." +
+                        Scenario::kNamespace + ".svc"
+                  : serverName));
+  if (s.serviceMode()) {
+    BOOST_TEST(text(tlsConfig["serverName"]) == parseUrl(text(call["urlPrefix"])).host);
+  }
+
+  BOOST_TEST(tlsConfig["certFile"].IsDefined() == s.mutualTls());
+  BOOST_TEST(tlsConfig["keyFile"].IsDefined() == s.mutualTls());
+  if (!s.mutualTls()) return;
+  const MountedFile clientCert = schedulerFile("certFile");
+  const MountedFile clientKey = schedulerFile("keyFile");
+  BOOST_TEST(clientCert.source == "secret");
+  BOOST_TEST(clientCert.name == value(s.values, "tls.clientAuth.clientSecretName"));
+  BOOST_TEST(clientCert.key == "tls.crt");
+  BOOST_TEST(clientKey.name == clientCert.name);
+  BOOST_TEST(clientKey.key == "tls.key");
+  const MountedFile clientCa = extenderFile("--client-ca-file");
+  BOOST_TEST(clientCa.source == "secret");
+  BOOST_TEST(clientCa.key == "ca.crt");
+  BOOST_TEST(clientCa.readOnly);
+}
+
+BOOST_DATA_TEST_CASE(verbs_and_probes_name_endpoints_the_binary_serves, data::make(kScenarios),
+                     name) {
+  const Scenario& s = scenario(name);
+  const auto post = servedPaths("POST");
+  const auto get = servedPaths("GET");
+  BOOST_TEST_REQUIRE(post.contains("/filter"), "--help lists no POST /filter");
+  BOOST_TEST_REQUIRE(get.contains("/healthz"), "--help lists no GET /healthz");
+  BOOST_TEST(!text(s.extenderCall["filterVerb"]).empty());
+  for (const auto* verb : {"filterVerb", "prioritizeVerb", "preemptVerb"}) {
+    const std::string path = "/" + text(s.extenderCall[verb]);
+    BOOST_TEST((path == "/" || post.contains(path)), verb << " " << path);
+  }
+  BOOST_TEST(s.extenderCall["nodeCacheCapable"].IsDefined());
+  BOOST_TEST(!text(s.extenderCall["httpTimeout"]).empty());
+
+  const std::string scheme = s.tls() ? "HTTPS" : "HTTP";
+  const std::map<std::string, std::string> extenderProbes = {
+      {"livenessProbe", "/healthz"}, {"readinessProbe", "/readyz"}, {"startupProbe", ""}};
+  for (const auto& [probe, wantPath] : extenderProbes) {
+    const YAML::Node httpGet = at(s.extenderContainer, {probe.c_str(), "httpGet"});
+    BOOST_TEST_REQUIRE(httpGet.IsDefined(), "extender " << probe);
+    const std::string path = text(httpGet["path"]);
+    BOOST_TEST(get.contains(path), probe << " " << path);
+    if (!wantPath.empty()) BOOST_TEST(path == wantPath, probe);
+    BOOST_TEST(containerPort(s.extenderContainer, httpGet["port"]) == listenPort(s), probe);
+    BOOST_TEST(text(httpGet["scheme"]) == scheme, probe);
+  }
+  for (const auto* probe : {"livenessProbe", "startupProbe"}) {
+    const YAML::Node httpGet = at(s.schedulerContainer, {probe, "httpGet"});
+    BOOST_TEST_REQUIRE(httpGet.IsDefined(), "kube-scheduler " << probe);
+    BOOST_TEST(text(httpGet["path"]) == "/healthz");
+    BOOST_TEST(containerPort(s.schedulerContainer, httpGet["port"]) == 10259);
+    BOOST_TEST(text(httpGet["scheme"]) == "HTTPS");
+  }
+}
+
+BOOST_DATA_TEST_CASE(the_extender_arguments_pass_check_config, data::make(kScenarios), name) {
+  const Scenario& s = scenario(name);
+  const std::string configPath = writeTempFile("config.yaml", s.frameworkConfig);
+  // The container's own arguments, so that an unknown flag or a bad combination fails too;
+  // --check-config reads the configuration and no other file.
+  std::vector<std::string> args;
+  for (const auto& arg : s.extenderContainer["args"]) {
+    const std::string a = text(arg);
+    args.push_back(a.starts_with("--config=") ? "--config=" + configPath : a);
+  }
+  args.push_back("--check-config");
+  const auto result = testing::runBinary(args);
+  std::remove(configPath.c_str());
+  BOOST_TEST(result.exitCode == 0, result.err);
+  BOOST_TEST(result.out.starts_with("configuration OK"), result.out);
+
+  // What the binary understood is what the values asked for.
+  const YAML::Node& framework = s.values["framework"];
+  for (const auto& plugin : framework["plugins"]["score"]) {
+    const int weight = plugin["weight"].IsDefined() ? plugin["weight"].as<int>() : 1;
+    const std::string want = text(plugin["name"]) + ":" + std::to_string(weight == 0 ? 1 : weight);
+    BOOST_TEST(result.out.find(want) != std::string::npos, want << " in " << result.out);
+  }
+  const std::string percentage =
+      "percentageOfNodesToScore " + text(framework["percentageOfNodesToScore"]);
+  BOOST_TEST(result.out.find(percentage) != std::string::npos, result.out);
+}
+
+BOOST_DATA_TEST_CASE(rbac_lets_each_binary_do_what_it_calls, data::make(kScenarios), name) {
+  const Scenario& s = scenario(name);
+  const ServiceAccount extender{text(podSpecOf(s.extenderDeployment)["serviceAccountName"]),
+                                Scenario::kNamespace};
+  const ServiceAccount scheduler{text(podSpecOf(s.schedulerDeployment)["serviceAccountName"]),
+                                 Scenario::kNamespace};
+  for (const auto& account : {extender, scheduler}) {
+    BOOST_TEST(s.manifests.find("ServiceAccount", account.name).IsDefined(), account.name);
+  }
+  BOOST_TEST((extender.name == scheduler.name) == !s.serviceMode());
+
+  // The extender's informers list and watch across namespaces; single objects by name too.
+  for (const auto* resource : {"pods", "nodes", "namespaces"}) {
+    for (const auto* verb : {"get", "list", "watch"}) {
+      BOOST_TEST(allows(s.manifests, extender, {"", resource, verb, "", ""}),
+                 verb << " " << resource);
+    }
+    BOOST_TEST(!allows(s.manifests, extender, {"", resource, "create", "", ""}), resource);
+  }
+  if (s.serviceMode()) {
+    BOOST_TEST(boundRoles(s.manifests, extender).size() == 1u);
+  }
+
+  // kube-scheduler: the default scheduler's roles, and the authentication ConfigMap.
+  const auto roles = boundRoles(s.manifests, scheduler);
+  for (const auto* want :
+       {"ClusterRole system:kube-scheduler", "ClusterRole system:volume-scheduler",
+        "kube-system/Role extension-apiserver-authentication-reader"}) {
+    BOOST_TEST((std::find(roles.begin(), roles.end(), want) != roles.end()), want);
+  }
+
+  // Its own lease, and no other: system:kube-scheduler grants only "kube-scheduler".
+  const YAML::Node& election = s.schedulerConfig["leaderElection"];
+  if (text(election["leaderElect"]) != "true") return;
+  const std::string lease = text(election["resourceName"]);
+  const std::string leaseNamespace = text(election["resourceNamespace"]);
+  BOOST_TEST(text(election["resourceLock"]) == "leases");
+  BOOST_TEST(lease == text(s.schedulerConfig["profiles"][0]["schedulerName"]));
+  BOOST_TEST(leaseNamespace == Scenario::kNamespace);
+  const std::string group = "coordination.k8s.io";
+  BOOST_TEST(allows(s.manifests, scheduler, {group, "leases", "create", leaseNamespace, ""}));
+  for (const auto* verb : {"get", "update"}) {
+    BOOST_TEST(allows(s.manifests, scheduler, {group, "leases", verb, leaseNamespace, lease}),
+               verb);
+    BOOST_TEST(!allows(s.manifests, scheduler, {group, "leases", verb, leaseNamespace, "other"}),
+               verb);
+    BOOST_TEST(!allows(s.manifests, scheduler, {group, "leases", verb, "default", lease}), verb);
+  }
+}
+
+BOOST_DATA_TEST_CASE(scheduler_name_replicas_and_disruption_budgets_follow_the_values,
+                     data::make(kScenarios), name) {
+  const Scenario& s = scenario(name);
+  const std::string wantName = value(s.values, "schedulerName").empty()
+                                   ? std::string(Scenario::kRelease) + "-scheduler-extender"
+                                   : value(s.values, "schedulerName");
+  BOOST_TEST(s.schedulerConfig["profiles"].size() == 1u);
+  BOOST_TEST(text(s.schedulerConfig["profiles"][0]["schedulerName"]) == wantName);
+  BOOST_TEST(text(s.schedulerConfig["apiVersion"]) == "kubescheduler.config.k8s.io/v1");
+  BOOST_TEST(text(s.schedulerConfig["kind"]) == "KubeSchedulerConfiguration");
+
+  const int replicas = s.schedulerDeployment["spec"]["replicas"].as<int>();
+  BOOST_TEST(replicas == number(s.values, "replicas"));
+  const bool elected = text(s.schedulerConfig["leaderElection"]["leaderElect"]) == "true";
+  BOOST_TEST(elected == flag(s.values, "leaderElection.enabled"));
+  if (replicas > 1) BOOST_TEST(elected);
+  // Without leader election a rolling update would run two schedulers at once.
+  if (!elected)
+    BOOST_TEST(text(at(s.schedulerDeployment, {"spec", "strategy", "type"})) == "Recreate");
+
+  const auto budgetsFor = [&](const YAML::Node& deployment) {
+    int count = 0;
+    for (const auto& pdb : s.manifests.ofKind("PodDisruptionBudget")) {
+      if (selects(pdb["spec"]["selector"]["matchLabels"], podLabels(deployment))) ++count;
+    }
+    return count;
+  };
+  BOOST_TEST(budgetsFor(s.schedulerDeployment) == (replicas > 1 ? 1 : 0));
+  if (s.serviceMode()) {
+    const int extenders = s.extenderDeployment["spec"]["replicas"].as<int>();
+    BOOST_TEST(extenders == number(s.values, "extender.replicas"));
+    BOOST_TEST(budgetsFor(s.extenderDeployment) == (extenders > 1 ? 1 : 0));
+  }
+}
+
+BOOST_DATA_TEST_CASE(objects_are_named_labelled_and_placed_by_the_release, data::make(kScenarios),
+                     name) {
+  const Scenario& s = scenario(name);
+  const std::set<std::string> clusterKinds = {"ClusterRole", "ClusterRoleBinding"};
+  for (const auto& object : s.manifests.objects()) {
+    const YAML::Node& metadata = object["metadata"];
+    const std::string objectName = text(metadata["name"]);
+    BOOST_TEST(objectName.starts_with(std::string(Scenario::kRelease) + "-"), describe(object));
+    BOOST_TEST(objectName.size() <= 63u, describe(object));
+    const YAML::Node& labels = metadata["labels"];
+    BOOST_TEST(text(labels["app.kubernetes.io/name"]) == "scheduler-extender", describe(object));
+    BOOST_TEST(text(labels["app.kubernetes.io/instance"]) == Scenario::kRelease);
+    BOOST_TEST(text(labels["app.kubernetes.io/managed-by"]) == "Helm");
+    BOOST_TEST(text(labels["app.kubernetes.io/version"]) == kAppVersion);
+    BOOST_TEST(text(labels["helm.sh/chart"]) == "scheduler-extender-" + kChartVersion);
+
+    const std::string kind = text(object["kind"]);
+    const std::string ns = text(metadata["namespace"]);
+    if (clusterKinds.contains(kind)) {
+      BOOST_TEST(ns.empty(), describe(object));
+    } else if (kind == "RoleBinding" &&
+               text(object["roleRef"]["name"]) == "extension-apiserver-authentication-reader") {
+      BOOST_TEST(ns == "kube-system");
+    } else {
+      BOOST_TEST(ns == Scenario::kNamespace, describe(object));
+    }
+  }
+  for (const auto& deployment : s.manifests.ofKind("Deployment")) {
+    BOOST_TEST(selects(deployment["spec"]["selector"]["matchLabels"], podLabels(deployment)),
+               describe(deployment));
+    for (const auto& other : s.manifests.ofKind("Deployment")) {
+      if (describe(other) == describe(deployment)) continue;
+      BOOST_TEST(!selects(deployment["spec"]["selector"]["matchLabels"], podLabels(other)));
+    }
+  }
+  BOOST_TEST(text(s.extenderContainer["image"]) ==
+             value(s.values, "extender.image.repository") + ":" +
+                 (value(s.values, "extender.image.tag").empty()
+                      ? kAppVersion
+                      : value(s.values, "extender.image.tag")));
+  BOOST_TEST(text(s.schedulerContainer["image"]) ==
+             "registry.k8s.io/kube-scheduler:" + value(s.values, "kubeScheduler.image.tag"));
+}
+
+BOOST_DATA_TEST_CASE(two_releases_share_no_object_name, data::make(kScenarios), name) {
+  std::set<std::string> seen;
+  std::set<std::string> schedulerNames;
+  for (const auto* release : {"alpha", "beta"}) {
+    const auto result = renderChart({release, Scenario::kNamespace, {chartFile("ci/" + name)}, {}});
+    BOOST_TEST_REQUIRE(result.exitCode == 0, result.error);
+    const ManifestSet manifests(result.manifests);
+    for (const auto& object : manifests.objects()) {
+      BOOST_TEST(seen.insert(describe(object)).second, describe(object) << " in both releases");
+    }
+    for (const auto& configMap : manifests.ofKind("ConfigMap")) {
+      const YAML::Node config = YAML::Load(text(configMap["data"]["config.yaml"]));
+      if (config["profiles"].IsDefined()) {
+        schedulerNames.insert(text(config["profiles"][0]["schedulerName"]));
+      }
+    }
+  }
+  // Unless set by hand, the scheduler's name (and so its lease) is the release's too.
+  if (value(scenario(name).values, "schedulerName").empty()) {
+    BOOST_TEST(schedulerNames.size() == 2u);
+  }
+}
+
+BOOST_DATA_TEST_CASE(pods_run_locked_down, data::make(kScenarios), name) {
+  const Scenario& s = scenario(name);
+  for (const auto& deployment : s.manifests.ofKind("Deployment")) {
+    const YAML::Node pod = podSpecOf(deployment);
+    const YAML::Node& podContext = pod["securityContext"];
+    std::set<std::string> secretVolumes;
+    for (const auto& volume : pod["volumes"]) {
+      if (volume["secret"].IsDefined()) secretVolumes.insert(text(volume["name"]));
+    }
+    for (const auto& container : pod["containers"]) {
+      const std::string where = describe(deployment) + " " + text(container["name"]);
+      const YAML::Node& context = container["securityContext"];
+      const auto effective = [&](const std::string& field) -> const YAML::Node {
+        return context[field].IsDefined() ? context[field] : podContext[field];
+      };
+      BOOST_TEST(text(effective("runAsNonRoot")) == "true", where);
+      BOOST_TEST(text(effective("runAsUser")) != "0", where);
+      BOOST_TEST(text(context["readOnlyRootFilesystem"]) == "true", where);
+      BOOST_TEST(text(context["allowPrivilegeEscalation"]) == "false", where);
+      BOOST_TEST(text(at(context, {"capabilities", "drop", 0})) == "ALL", where);
+      BOOST_TEST(text(at(effective("seccompProfile"), {"type"})) == "RuntimeDefault", where);
+      BOOST_TEST(!text(at(container, {"resources", "requests", "cpu"})).empty(), where);
+      BOOST_TEST(!text(at(container, {"resources", "requests", "memory"})).empty(), where);
+      BOOST_TEST(!text(at(container, {"resources", "limits", "memory"})).empty(), where);
+      for (const auto& mount : container["volumeMounts"]) {
+        if (secretVolumes.contains(text(mount["name"]))) {
+          BOOST_TEST(text(mount["readOnly"]) == "true", where << " " << text(mount["name"]));
+        }
+      }
+    }
+  }
+}
+
+// The annotation is the SHA-256 of the file a pod reads, so kubelet restarts the pods exactly
+// when a file they read at start-up changes. (The block scalar that holds the file in the
+// ConfigMap ends it with a line break that the hashed text does not have.)
+BOOST_DATA_TEST_CASE(checksum_annotations_hash_the_mounted_configuration, data::make(kScenarios),
+                     name) {
+  const Scenario& s = scenario(name);
+  for (const auto& deployment : s.manifests.ofKind("Deployment")) {
+    const YAML::Node& annotations = deployment["spec"]["template"]["metadata"]["annotations"];
+    std::set<std::string> checksums;
+    for (const auto& annotation : annotations) {
+      if (annotation.first.Scalar().starts_with("checksum/")) {
+        checksums.insert(annotation.second.Scalar());
+      }
+    }
+    for (const auto& volume : podSpecOf(deployment)["volumes"]) {
+      if (!volume["configMap"].IsDefined()) continue;
+      const YAML::Node configMap = s.manifests.find("ConfigMap", text(volume["configMap"]["name"]));
+      BOOST_TEST_REQUIRE(configMap.IsDefined(), text(volume["configMap"]["name"]));
+      for (const auto& file : configMap["data"]) {
+        std::string content = file.second.Scalar();
+        if (content.ends_with("\n")) content.pop_back();
+        BOOST_TEST(checksums.contains(sha256Hex(content)),
+                   describe(deployment) << " has no checksum of " << describe(configMap));
+      }
+    }
+  }
+}
+
+BOOST_DATA_TEST_CASE(the_service_monitor_scrapes_the_extender_metrics, data::make(kScenarios),
+                     name) {
+  const Scenario& s = scenario(name);
+  const auto monitors = s.manifests.ofKind("ServiceMonitor");
+  BOOST_TEST(monitors.size() == (flag(s.values, "serviceMonitor.enabled") ? 1u : 0u));
+  for (const auto& monitor : monitors) {
+    BOOST_TEST(text(monitor["apiVersion"]) == "monitoring.coreos.com/v1");
+    std::vector<YAML::Node> services;
+    for (const auto& service : s.manifests.ofKind("Service")) {
+      if (selects(monitor["spec"]["selector"]["matchLabels"], service["metadata"]["labels"])) {
+        services.push_back(service);
+      }
+    }
+    BOOST_TEST_REQUIRE(services.size() == 1u);
+    const YAML::Node& service = services.front();
+    BOOST_TEST(selects(service["spec"]["selector"], podLabels(s.extenderDeployment)));
+    const YAML::Node& endpoint = monitor["spec"]["endpoints"][0];
+    BOOST_TEST(servedPaths("GET").contains(text(endpoint["path"])));
+    BOOST_TEST(text(endpoint["path"]) == "/metrics");
+    BOOST_TEST(text(endpoint["scheme"]) == (s.tls() ? "https" : "http"));
+    int ports = 0;
+    for (const auto& port : service["spec"]["ports"]) {
+      if (text(port["name"]) != text(endpoint["port"])) continue;
+      ++ports;
+      BOOST_TEST(containerPort(s.extenderContainer, port["targetPort"]) == listenPort(s));
+    }
+    BOOST_TEST(ports == 1);
+    if (!s.tls()) continue;
+    const YAML::Node& tlsConfig = endpoint["tlsConfig"];
+    BOOST_TEST(text(tlsConfig["serverName"]) ==
+               text(at(s.extenderCall, {"tlsConfig", "serverName"})));
+    BOOST_TEST(text(at(tlsConfig, {"ca", "secret", "key"})) == "ca.crt");
+    // Under mutual TLS, /metrics wants a client certificate too.
+    BOOST_TEST(tlsConfig["cert"].IsDefined() == s.mutualTls());
+    BOOST_TEST(tlsConfig["keySecret"].IsDefined() == s.mutualTls());
+  }
+}
+
+struct RolloutCase {
+  std::string name;
+  std::string set;
+  bool rollsScheduler;
+  bool rollsExtender;
+};
+std::ostream& operator<<(std::ostream& os, const RolloutCase& c) { return os << c.name; }
+
+const std::vector<RolloutCase> kRollouts = {
+    {"framework config", "framework.parallelism=3", false, true},
+    {"extender stanza", "registration.weight=7", true, false},
+    {"leader election", "leaderElection.leaseDuration=60s", true, false},
+    {"log verbosity only", "kubeScheduler.verbosity=6", false, false},
+};
+
+// In service mode each Deployment carries the checksum of the one file its pods read.
+BOOST_DATA_TEST_CASE(a_configuration_change_rolls_the_pods_that_read_it, data::make(kRollouts), c) {
+  const auto annotations = [](const std::vector<std::string>& sets) {
+    const auto result =
+        renderChart({"sx", "scheduling", {chartFile("ci/service-http-values.yaml")}, sets});
+    BOOST_TEST_REQUIRE(result.exitCode == 0, result.error);
+    const ManifestSet manifests(result.manifests);
+    std::map<std::string, std::string> byDeployment;
+    for (const auto& deployment : manifests.ofKind("Deployment")) {
+      byDeployment[text(deployment["metadata"]["name"])] =
+          YAML::Dump(deployment["spec"]["template"]["metadata"]["annotations"]);
+    }
+    return byDeployment;
+  };
+  const auto before = annotations({});
+  const auto after = annotations({c.set});
+  BOOST_TEST((before.at("sx-scheduler-extender") != after.at("sx-scheduler-extender")) ==
+             c.rollsScheduler);
+  BOOST_TEST((before.at("sx-scheduler-extender-extender") !=
+              after.at("sx-scheduler-extender-extender")) == c.rollsExtender);
+}
+
+BOOST_AUTO_TEST_CASE(a_sidecar_pod_rolls_for_either_configuration) {
+  const auto checksums = [](const std::vector<std::string>& sets) {
+    const auto result = renderChart({"sx", "scheduling", {}, sets});
+    BOOST_TEST_REQUIRE(result.exitCode == 0, result.error);
+    const ManifestSet manifests(result.manifests);
+    const YAML::Node deployment = manifests.ofKind("Deployment").at(0);
+    return YAML::Dump(deployment["spec"]["template"]["metadata"]["annotations"]);
+  };
+  const auto before = checksums({});
+  BOOST_TEST(checksums({"framework.percentageOfNodesToScore=40"}) != before);
+  BOOST_TEST(checksums({"registration.ignorable=true"}) != before);
+  BOOST_TEST(checksums({}) == before);
+}
+
+struct RefusedCase {
+  std::string name;
+  std::vector<std::string> sets;
+  std::string wantMessage;
+};
+std::ostream& operator<<(std::ostream& os, const RefusedCase& c) { return os << c.name; }
+
+const std::vector<RefusedCase> kRefused = {
+    {"replicas without leader election",
+     {"replicas=3", "leaderElection.enabled=false"},
+     "replicas is 3 but leaderElection.enabled is false"},
+    {"TLS without a certificate", {"tls.enabled=true"}, "tls.serverSecretName is empty"},
+    {"mutual TLS without TLS",
+     {"tls.clientAuth.enabled=true", "tls.clientAuth.clientSecretName=c"},
+     "tls.clientAuth.enabled needs tls.enabled"},
+    {"mutual TLS without a client certificate",
+     {"tls.enabled=true", "tls.serverSecretName=s", "tls.clientAuth.enabled=true"},
+     "tls.clientAuth.clientSecretName is empty"},
+    {"sidecar on kube-scheduler's port", {"extender.port=10259"}, "extender.port 10259"},
+    {"unknown mode", {"mode=daemonset"}, "mode must be \"sidecar\" or \"service\""},
+};
+
+BOOST_DATA_TEST_CASE(contradicting_values_fail_to_render_with_a_message, data::make(kRefused), c) {
+  const auto result = renderChart({"sx", "scheduling", {}, c.sets});
+  BOOST_TEST(result.exitCode != 0);
+  BOOST_TEST(result.error.find(c.wantMessage) != std::string::npos, result.error);
+}
+
+BOOST_AUTO_TEST_CASE(one_replica_may_run_without_leader_election) {
+  const auto result = renderChart({"sx", "scheduling", {}, {"leaderElection.enabled=false"}});
+  BOOST_TEST(result.exitCode == 0, result.error);
+  const ManifestSet manifests(result.manifests);
+  BOOST_TEST(manifests.ofKind("Role").empty());
+}
+
+// chart-render, like `helm template`, parses NOTES.txt but prints nothing of it: a copy of the
+// chart with one more template that includes it shows what `helm install` would print.
+BOOST_DATA_TEST_CASE(the_notes_say_how_to_target_the_scheduler_and_reach_explain,
+                     data::make(kScenarios), name) {
+  namespace fs = std::filesystem;
+  const fs::path copy =
+      fs::temp_directory_path() / ("sx-chart-notes-" + std::to_string(::getpid()) + "-" + name);
+  fs::remove_all(copy);
+  fs::copy(chartDir(), copy, fs::copy_options::recursive);
+  std::ofstream(copy / "templates" / "zz-notes.yaml")
+      << "notes: |\n{{ include \"scheduler-extender/templates/NOTES.txt\" . | indent 2 }}\n";
+  RenderOptions options{"sx", "scheduling", {chartFile("ci/" + name)}, {}, copy.string()};
+  const auto result = renderChart(options);
+  fs::remove_all(copy);
+  BOOST_TEST_REQUIRE(result.exitCode == 0, result.error);
+
+  std::string notes;
+  for (const auto& document : YAML::LoadAll(result.manifests)) {
+    if (document.IsMap() && document["notes"].IsDefined()) notes = document["notes"].Scalar();
+  }
+  const Scenario& s = scenario(name);
+  const std::string schedulerName = text(s.schedulerConfig["profiles"][0]["schedulerName"]);
+  BOOST_TEST(notes.find("schedulerName: " + schedulerName + "\n") != std::string::npos, notes);
+  const std::string forward = "port-forward deploy/" +
+                              text(s.extenderDeployment["metadata"]["name"]) +
+                              " 8888:" + std::to_string(listenPort(s));
+  BOOST_TEST(notes.find(forward) != std::string::npos, notes);
+  const std::string explain =
+      s.tls() ? "https://" + text(s.extenderCall["tlsConfig"]["serverName"]) + ":8888/explain"
+              : "http://127.0.0.1:8888/explain";
+  BOOST_TEST(notes.find(explain) != std::string::npos, notes);
+  BOOST_TEST((notes.find("--cert client.crt") != std::string::npos) == s.mutualTls());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace manifests

@@ -1,0 +1,59 @@
+#include "test/manifests/chart_values.hpp"
+
+#include <sstream>
+#include <stdexcept>
+
+#include "test/manifests/chart_render.hpp"
+
+namespace manifests {
+namespace {
+
+YAML::Node merged(const YAML::Node& base, const YAML::Node& overlay) {
+  if (!base.IsMap() || !overlay.IsMap()) return YAML::Clone(overlay);
+  YAML::Node result(YAML::NodeType::Map);
+  for (const auto& entry : base) {
+    const std::string key = entry.first.Scalar();
+    const YAML::Node over = overlay[key];
+    if (!over.IsDefined()) {
+      result[key] = YAML::Clone(entry.second);
+    } else if (!over.IsNull()) {
+      result[key] = merged(entry.second, over);
+    }
+  }
+  for (const auto& entry : overlay) {
+    const std::string key = entry.first.Scalar();
+    if (!base[key].IsDefined() && !entry.second.IsNull()) result[key] = YAML::Clone(entry.second);
+  }
+  return result;
+}
+
+YAML::Node at(const YAML::Node& values, const std::string& path) {
+  std::istringstream keys(path);
+  std::string key;
+  YAML::Node node = YAML::Clone(values);
+  while (std::getline(keys, key, '.')) {
+    const YAML::Node& current = node;
+    const YAML::Node next = current[key];
+    if (!next.IsDefined()) throw std::runtime_error("no value " + path + " in the chart");
+    node.reset(next);
+  }
+  return node;
+}
+
+}  // namespace
+
+YAML::Node chartValues(const std::string& valuesFile) {
+  const YAML::Node defaults = YAML::LoadFile(chartFile("values.yaml"));
+  if (valuesFile.empty()) return defaults;
+  return merged(defaults, YAML::LoadFile(valuesFile));
+}
+
+std::string value(const YAML::Node& values, const std::string& path) {
+  return at(values, path).as<std::string>();
+}
+
+bool flag(const YAML::Node& values, const std::string& path) { return at(values, path).as<bool>(); }
+
+int number(const YAML::Node& values, const std::string& path) { return at(values, path).as<int>(); }
+
+}  // namespace manifests
