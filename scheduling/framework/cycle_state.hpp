@@ -55,8 +55,13 @@ class CycleState {
     for (const auto& [k, v] : data_) copy.data_.emplace_back(k, v ? v->clone() : nullptr);
     copy.skipFilterPlugins_ = skipFilterPlugins_;
     copy.skipScorePlugins_ = skipScorePlugins_;
+    copy.recordPluginMetrics_ = recordPluginMetrics_;
     return copy;
   }
+
+  // Whether this cycle times its plugin calls (SetRecordPluginMetrics upstream).
+  bool recordPluginMetrics() const { return recordPluginMetrics_; }
+  void setRecordPluginMetrics(bool record) { recordPluginMetrics_ = record; }
 
   // Plugins whose PreFilter / PreScore returned Skip this cycle.
   void skipFilterPlugin(std::string_view name) { skipFilterPlugins_.emplace_back(name); }
@@ -73,6 +78,7 @@ class CycleState {
   std::vector<std::pair<std::string, std::unique_ptr<StateData>>> data_;
   std::vector<std::string> skipFilterPlugins_;
   std::vector<std::string> skipScorePlugins_;
+  bool recordPluginMetrics_ = true;
 };
 
 }  // namespace scheduling::framework

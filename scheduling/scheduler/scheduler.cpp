@@ -193,6 +193,7 @@ api::ExtenderFilterResult Scheduler::filter(const api::ExtenderArgs& args) {
   const Candidates c = resolve(*snapshot, args);
   const PodInfo pod = incomingPod(args.pod);
   CycleState state(snapshot);
+  state.setRecordPluginMetrics(framework_->sampleCycleForMetrics());
 
   const std::int64_t start = nextStartNodeIndex_.load();
   FilterRun run = runFilter(*framework_, state, pod, c, start, /*trace=*/false);
@@ -236,6 +237,7 @@ Status Scheduler::prioritize(const api::ExtenderArgs& args, api::HostPriorityLis
   const Candidates c = resolve(*snapshot, args);
   const PodInfo pod = incomingPod(args.pod);
   CycleState state(snapshot);
+  state.setRecordPluginMetrics(framework_->sampleCycleForMetrics());
 
   framework::runtime::NodePluginScores scores;
   std::vector<std::int64_t> extenderScores;
@@ -262,6 +264,7 @@ Explanation Scheduler::explain(const api::ExtenderArgs& args) {
   const Candidates c = resolve(*snapshot, args);
   const PodInfo pod = incomingPod(args.pod);
   CycleState state(snapshot);
+  state.setRecordPluginMetrics(framework_->sampleCycleForMetrics());
   ex.numAllNodes = static_cast<std::int64_t>(c.names.size());
 
   // A dry run: read the start index, never advance it.
@@ -321,6 +324,7 @@ api::ExtenderPreemptionResult Scheduler::preempt(const api::ExtenderPreemptionAr
   if (!snapshot) return result;
   const PodInfo pod = incomingPod(args.pod);
   CycleState state(snapshot);
+  state.setRecordPluginMetrics(framework_->sampleCycleForMetrics());
   const Status preFilter = framework_->runPreFilterPlugins(state, pod, snapshot->nodeInfoList());
   if (!preFilter.isSuccess()) return result;
 

@@ -137,7 +137,7 @@ Status Framework::runPreFilterPlugins(CycleState& state, const PodInfo& pod,
   for (const auto& e : filter_) {
     if (e.preFilter == nullptr) continue;
     Status s = [&] {
-      ScopedDuration timed(e.preFilterDuration);
+      ScopedDuration timed(state.recordPluginMetrics() ? e.preFilterDuration : nullptr);
       return e.preFilter->preFilter(state, pod, nodes);
     }();
     if (s.isSkip()) {
@@ -195,7 +195,7 @@ Status Framework::runFilterPlugins(const CycleState& state, const PodInfo& pod,
       continue;
     }
     Status s = [&] {
-      ScopedDuration timed(e.filterDuration);
+      ScopedDuration timed(state.recordPluginMetrics() ? e.filterDuration : nullptr);
       return e.filter->filter(state, pod, node);
     }();
     if (!s.isSuccess() && !s.isRejected()) {
@@ -246,7 +246,7 @@ Status Framework::runPreScorePlugins(CycleState& state, const PodInfo& pod,
   for (const auto& e : score_) {
     if (e.preScore == nullptr) continue;
     Status s = [&] {
-      ScopedDuration timed(e.preScoreDuration);
+      ScopedDuration timed(state.recordPluginMetrics() ? e.preScoreDuration : nullptr);
       return e.preScore->preScore(state, pod, nodes);
     }();
     if (s.isSkip()) {
@@ -276,7 +276,7 @@ Status Framework::runScorePlugins(const CycleState& state, const PodInfo& pod,
         for (std::size_t p = 0; p < numPlugins; ++p) {
           if (!active[p]) continue;
           Status s = [&] {
-            ScopedDuration timed(score_[p].scoreDuration);
+            ScopedDuration timed(state.recordPluginMetrics() ? score_[p].scoreDuration : nullptr);
             return score_[p].score->score(state, pod, *nodes[i], out.raw(i, p));
           }();
           if (!s.isSuccess()) {
@@ -296,7 +296,8 @@ Status Framework::runScorePlugins(const CycleState& state, const PodInfo& pod,
     for (std::size_t i = 0; i < nodes.size(); ++i) scores[i] = {nodes[i], out.raw(i, p)};
     if (const ScoreExtensions* ext = score_[p].score->scoreExtensions(); ext != nullptr) {
       Status s = [&] {
-        ScopedDuration timed(score_[p].normalizeScoreDuration);
+        ScopedDuration timed(state.recordPluginMetrics() ? score_[p].normalizeScoreDuration
+                                                         : nullptr);
         return ext->normalizeScore(state, pod, scores);
       }();
       if (!s.isSuccess()) {

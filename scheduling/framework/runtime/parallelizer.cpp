@@ -6,9 +6,11 @@
 
 namespace scheduling::framework::runtime {
 
-Parallelizer::Parallelizer(int parallelism) : parallelism_(std::max(1, parallelism)) {
-  threads_.reserve(static_cast<std::size_t>(parallelism_ - 1));
-  for (int i = 1; i < parallelism_; ++i) threads_.emplace_back([this] { workerLoop(); });
+Parallelizer::Parallelizer(int parallelism, int cpus) : parallelism_(std::max(1, parallelism)) {
+  if (cpus <= 0) cpus = static_cast<int>(std::thread::hardware_concurrency());
+  const int workers = std::min(parallelism_, std::max(1, cpus));
+  threads_.reserve(static_cast<std::size_t>(workers - 1));
+  for (int i = 1; i < workers; ++i) threads_.emplace_back([this] { workerLoop(); });
 }
 
 Parallelizer::~Parallelizer() {
@@ -76,7 +78,7 @@ void Parallelizer::until(int pieces, const std::function<void(int)>& fn,
   if (pieces <= 0) return;
   const int chunk = chunkSizeFor(pieces, parallelism_);
   const int chunks = (pieces + chunk - 1) / chunk;
-  const int helpers = std::min(parallelism_, chunks) - 1;
+  const int helpers = std::min(workers(), chunks) - 1;
   if (helpers <= 0) {
     for (int i = 0; i < pieces; ++i) {
       if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;

@@ -448,6 +448,44 @@ BOOST_DATA_TEST_CASE(configuration_errors_name_the_field,
   }
 }
 
+// Counts observations per extension point.
+class CountingRecorder final : public MetricsRecorder {
+ public:
+  class Counter final : public DurationObserver {
+   public:
+    void observe(double) override { ++count; }
+    int count = 0;
+  };
+  DurationObserver& pluginDuration(std::string_view, std::string_view point) override {
+    return counters[std::string(point)];
+  }
+  std::map<std::string, Counter> counters;
+};
+
+// One cycle in ten times its plugins, the first included; an untimed cycle reports nothing.
+BOOST_AUTO_TEST_CASE(plugin_durations_are_recorded_for_sampled_cycles) {
+  Plugins plugins;
+  plugins.add<FakeFilter>("A");
+  Framework fw = plugins.framework({"A"});
+  CountingRecorder recorder;
+  fw.setMetricsRecorder(recorder);
+  const auto lister = oneNode();
+  const PodInfo pod = ::testing::podInfo(kPod);
+  int sampled = 0;
+  for (int cycle = 0; cycle < 25; ++cycle) {
+    CycleState state(lister);
+    const bool record = fw.sampleCycleForMetrics();
+    if (cycle == 0) BOOST_TEST(record);
+    sampled += record ? 1 : 0;
+    state.setRecordPluginMetrics(record);
+    BOOST_TEST(fw.runPreFilterPlugins(state, pod, lister->nodeInfoList()).isSuccess());
+    BOOST_TEST(fw.runFilterPlugins(state, pod, *lister->nodeInfoList()[0]).isSuccess());
+  }
+  BOOST_TEST(sampled == 3);
+  BOOST_TEST(recorder.counters["PreFilter"].count == 3);
+  BOOST_TEST(recorder.counters["Filter"].count == 3);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace scheduling::framework::runtime

@@ -31,6 +31,17 @@ BOOST_AUTO_TEST_CASE(RunsEveryPieceExactlyOnce) {
   }
 }
 
+// Threads are capped at the CPUs; the configured parallelism still shapes the chunks.
+BOOST_AUTO_TEST_CASE(WorkersAreCappedAtTheCpus) {
+  Parallelizer capped(16, 2);
+  BOOST_TEST(capped.parallelism() == 16);
+  BOOST_TEST(capped.workers() == 2);
+  BOOST_TEST(Parallelizer(3, 8).workers() == 3);
+  std::vector<std::atomic<int>> seen(5000);
+  capped.until(5000, [&](int i) { seen[static_cast<std::size_t>(i)].fetch_add(1); });
+  for (const auto& s : seen) BOOST_TEST(s.load() == 1);
+}
+
 BOOST_AUTO_TEST_CASE(OneWorkerRunsInIndexOrder) {
   Parallelizer p(1);
   std::vector<int> order;
