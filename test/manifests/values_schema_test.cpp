@@ -136,6 +136,8 @@ const std::vector<InvalidCase> kInvalid = {
     {"no replicas", "replicas: 0", "minimum"},
     {"unknown mode", "mode: daemonset", "enum"},
     {"port out of range", "extender: {port: 70000}", "maximum"},
+    {"body limit under the binary's minimum", "extender: {maxBodyBytes: 512}", "anyOf"},
+    {"connections over the binary's maximum", "extender: {maxConnections: 2000000}", "maximum"},
     {"duration without a unit", "registration: {httpTimeout: \"30\"}", "pattern"},
     {"unknown plugin", "framework: {plugins: {score: [{name: NodeAffinity}]}}", "enum"},
     {"PodState has no Filter", "framework: {plugins: {filter: [{name: PodState}]}}", "enum"},
