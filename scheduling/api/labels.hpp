@@ -28,6 +28,12 @@ class Labels {
 
   // Inserts or overwrites; a later duplicate key wins, as Go's JSON decoder does for maps.
   void set(std::string key, std::string value) {
+    // Objects from the API server list their labels sorted by key (Go marshals maps that
+    // way), so decoding mostly appends: one comparison instead of a binary search.
+    if (entries_.empty() || entries_.back().first < key) {
+      entries_.emplace_back(std::move(key), std::move(value));
+      return;
+    }
     auto it = lowerBound(key);
     if (it != entries_.end() && it->first == key) {
       it->second = std::move(value);
