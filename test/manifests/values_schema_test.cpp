@@ -63,9 +63,11 @@ std::string violation(const std::string& yamlText) {
 }
 
 // Every object schema is closed: one with properties allows no others; a map (labels,
-// annotations, node selectors) has no properties but types its values.
+// annotations, node selectors) has no properties but types its values. The one exception is
+// Helm's `global`, which a parent chart fills with values of its own when this chart is a
+// dependency: closing it would make the chart unusable as one.
 void checkClosed(const rapidjson::Value& node, const std::string& path) {
-  if (!node.IsObject()) return;
+  if (!node.IsObject() || path == "#/properties/global") return;
   if (node.HasMember("type") && node["type"].IsString() &&
       std::string(node["type"].GetString()) == "object") {
     const bool hasProperties = node.HasMember("properties");
@@ -149,6 +151,7 @@ const std::vector<InvalidCase> kInvalid = {
     {"resources beyond requests and limits", "extender: {resources: {claims: []}}",
      "additionalProperties"},
     {"non-string label", "serviceMonitor: {labels: {release: 1}}", "type"},
+    {"global that is not a map", "global: 3", "type"},
 };
 
 }  // namespace
