@@ -29,20 +29,22 @@ fw::Status missingPreFilterState() {
 
 TopologyToMatchedTermCount::TopologyToMatchedTermCount(TopologyCountMap base) {
   auto shared = std::make_shared<Base>();
-  shared->counts = std::move(base);
-  for (const auto& [pair, n] : shared->counts) {
+  for (const auto& [pair, n] : base) {
     if (n != 0) ++nonZero_;
-    if (std::find(shared->keys.begin(), shared->keys.end(), pair.key) == shared->keys.end()) {
-      shared->keys.push_back(pair.key);
-    }
+    auto it = std::find_if(shared->keys.begin(), shared->keys.end(),
+                           [&](const auto& entry) { return entry.first == pair.key; });
+    if (it == shared->keys.end()) it = shared->keys.insert(it, {pair.key, ValueCounts{}});
+    it->second.emplace(pair.value, n);
   }
   base_ = std::move(shared);
 }
 
 std::int64_t TopologyToMatchedTermCount::baseCount(TopologyPair pair) const {
   if (!base_) return 0;
-  auto it = base_->counts.find(pair);
-  return it == base_->counts.end() ? 0 : it->second;
+  const ValueCounts* values = base_->find(pair.key);
+  if (values == nullptr) return 0;
+  auto it = values->find(pair.value);
+  return it == values->end() ? 0 : it->second;
 }
 
 std::int64_t TopologyToMatchedTermCount::count(std::string_view key, std::string_view value) const {
@@ -76,9 +78,15 @@ void TopologyToMatchedTermCount::add(std::string_view key, std::string_view valu
 bool TopologyToMatchedTermCount::anyPositiveOn(const api::Labels& nodeLabels) const {
   if (nonZero_ == 0) return false;
   if (base_) {
-    for (std::string_view key : base_->keys) {
+    for (const auto& [key, values] : base_->keys) {
       const auto* label = findLabel(nodeLabels, key);
-      if (label != nullptr && count(label->first, label->second) > 0) return true;
+      if (label == nullptr) continue;
+      if (delta_.empty()) {
+        auto it = values.find(label->second);
+        if (it != values.end() && it->second > 0) return true;
+      } else if (count(label->first, label->second) > 0) {
+        return true;
+      }
     }
   }
   for (const auto& [pair, d] : delta_) {
@@ -92,8 +100,8 @@ std::map<std::pair<std::string, std::string>, std::int64_t> TopologyToMatchedTer
     const {
   std::map<std::pair<std::string, std::string>, std::int64_t> out;
   if (base_) {
-    for (const auto& [pair, n] : base_->counts) {
-      out[{std::string(pair.key), std::string(pair.value)}] += n;
+    for (const auto& [key, values] : base_->keys) {
+      for (const auto& [value, n] : values) out[{std::string(key), std::string(value)}] += n;
     }
   }
   for (const auto& [pair, d] : delta_) out[{pair.key, pair.value}] += d;

@@ -64,9 +64,18 @@ class TopologyToMatchedTermCount {
   std::map<std::pair<std::string, std::string>, std::int64_t> toMap() const;
 
  private:
+  // PreFilter's counts by topology key, then value. A cycle has one or two distinct keys,
+  // so Filter finds the key with a comparison or two and hashes only the node's value,
+  // where a map of pairs hashed both strings for every lookup of every node.
+  using ValueCounts = std::unordered_map<std::string_view, std::int64_t>;
   struct Base {
-    TopologyCountMap counts;
-    std::vector<std::string_view> keys;  // distinct topology keys of `counts`
+    std::vector<std::pair<std::string_view, ValueCounts>> keys;
+    const ValueCounts* find(std::string_view key) const {
+      for (const auto& [k, values] : keys) {
+        if (k == key) return &values;
+      }
+      return nullptr;
+    }
   };
   struct OwnedPair {
     std::string key;
