@@ -27,7 +27,7 @@ YAML::Node merged(const YAML::Node& base, const YAML::Node& overlay) {
   return result;
 }
 
-YAML::Node at(const YAML::Node& values, const std::string& path) {
+YAML::Node valueAt(const YAML::Node& values, const std::string& path) {
   std::istringstream keys(path);
   std::string key;
   YAML::Node node = YAML::Clone(values);
@@ -49,11 +49,15 @@ YAML::Node chartValues(const std::string& valuesFile) {
 }
 
 std::string value(const YAML::Node& values, const std::string& path) {
-  return at(values, path).as<std::string>();
+  return valueAt(values, path).as<std::string>();
 }
 
-bool flag(const YAML::Node& values, const std::string& path) { return at(values, path).as<bool>(); }
+bool flag(const YAML::Node& values, const std::string& path) {
+  return valueAt(values, path).as<bool>();
+}
 
-int number(const YAML::Node& values, const std::string& path) { return at(values, path).as<int>(); }
+int number(const YAML::Node& values, const std::string& path) {
+  return valueAt(values, path).as<int>();
+}
 
 }  // namespace manifests
