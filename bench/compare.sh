@@ -99,12 +99,16 @@ if ! git -C "$root" diff --quiet HEAD 2>/dev/null; then commit="$commit (working
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 } | tee "$results/machine.txt"
 
+# The servers under test lift the 1-minute load average themselves (the peer loads S3 on
+# both CPUs for ~20 s), so a value up to ~2 right after a run is ours; above, or before the
+# first run, something else competes.
 busy_warning() {
   local load
   load=$(cut -d' ' -f1 /proc/loadavg)
   if python3 -c "import sys; sys.exit(0 if float('$load') > 1.0 else 1)"; then
-    echo "WARNING: 1-minute load average is $load before this run: something else is using" \
-         "the CPUs, figures will be noisy; re-run on a quiet machine." | tee -a "$results/warnings.txt"
+    echo "WARNING: 1-minute load average is $load before this run (the previous run's servers" \
+         "account for up to ~2): if it stays high, something else is using the CPUs and the" \
+         "figures will be noisy; re-run on a quiet machine." | tee -a "$results/warnings.txt"
   fi
 }
 
@@ -116,9 +120,9 @@ for s in $scenarios; do
           --rounds "$rounds" -n "$requests" --json "$results/$s.json" | tee "$results/$s.txt"
 done
 
-# Memory under load, on the largest scenario: RSS after the warm-up requests, then after
-# LOAD_SECONDS of /prioritize and /filter (NodeNames, 4 connections) and one of each with
-# full Nodes; "flat" means growth under 10%.
+# Memory under load, on the largest scenario: RSS once warm (full-Nodes requests on two
+# connections, then a few of each kind), then after LOAD_SECONDS of /prioritize and /filter
+# (NodeNames, 4 connections) and the same few requests again; "flat" means growth under 10%.
 largest=${scenarios##* }
 if [ "$load_seconds" -gt 0 ]; then
   echo
@@ -135,6 +139,11 @@ if [ "$load_seconds" -gt 0 ]; then
   done
   rss() { awk '/^VmRSS:/ {printf "%.1f", $2 / 1024}' "/proc/$pid/status"; }
   ready=$(rss)
+  # Warm-up: full-Nodes bodies on 2 connections, so that every compute thread has served
+  # one (each keeps its own 52 MB buffers for reuse in its malloc arena), then one of each.
+  for endpoint in filter prioritize; do
+    "$kit/load.sh" "http://127.0.0.1:$port/$endpoint" "$data/$largest/args-nodes.json" 5 2 >/dev/null
+  done
   for mode in names nodes; do
     for endpoint in filter prioritize; do
       python3 "$kit/latency.py" "http://127.0.0.1:$port/$endpoint" "$data/$largest/args-$mode.json" \
