@@ -150,7 +150,8 @@ Cluster source (exactly one):
                             `kubectl get nodes,pods,namespaces -A -o json` prints
                             (or `-o yaml`, for a FILE named *.yaml or *.yml)
   --kubeconfig FILE         list+watch the API server named by this kubeconfig
-                            (default: in-cluster configuration inside a pod)
+                            (default: $KUBECONFIG, else the in-cluster configuration
+                            inside a pod)
 
 Serving:
   --listen HOST:PORT        address to serve on (default 0.0.0.0:8888; port 0 picks
@@ -177,7 +178,7 @@ Framework:
 
 Other:
   -v N, --v=N               log verbosity (0: start-up and errors only; 2: one line
-                            per request; 4: the /explain detail of each request)
+                            per request; 4: each answer, with its verdicts and scores)
   --log-format FORMAT       text (klog lines, default) or json (one object per line)
   --version                 print the version and exit
   -h, --help                print this help and exit
