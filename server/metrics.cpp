@@ -114,8 +114,8 @@ std::string Metrics::render(const CacheSizes& cache) const {
                       "endpoint=\"" + endpoint + "\"");
   }
   appendHeader(out, "scheduler_extender_plugin_duration_seconds", "histogram",
-               "Duration of one plugin call, by plugin and extension point (Filter and Score "
-               "once per node).");
+               "Duration of one plugin call, by plugin and extension point, in one "
+               "scheduling cycle out of ten (Filter and Score once per node).");
   for (const auto& [key, histogram] : pluginDurations_) {
     histogram->render(out, "scheduler_extender_plugin_duration_seconds",
                       "plugin=\"" + key.first + "\",extension_point=\"" + key.second + "\"");
