@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "scheduling/api/json/extender_args_stream.hpp"
 #include "server/logging.hpp"
 #include "server/session_context.hpp"
 
@@ -31,6 +32,7 @@ class HttpSession {
 
   void doRead() {
     parser_.emplace();
+    streamed_.reset();
     parser_->body_limit(context_.maxBodyBytes);
     // Room for whole 64 KB reads: with an empty buffer Beast reads 512 bytes at a time,
     // which turns a 50 MB NodeList into a hundred thousand reads.
@@ -99,14 +101,41 @@ class HttpSession {
     const std::size_t buffered = std::min(buffer_.size(), length);
     net::buffer_copy(net::buffer(body->data(), buffered), buffer_.data());
     buffer_.consume(buffered);
+    if (context_.router.decodesExtenderArgs(parser_->get(),
+                                            Caller{derived().hasClientCertificate()})) {
+      streamed_ = std::make_unique<scheduling::api::json::ExtenderArgsStreamDecoder>();
+      return readBodyStreaming(std::move(body), buffered);
+    }
     net::async_read(
         derived().stream(), net::buffer(body->data() + buffered, length - buffered),
         [self = derived().shared_from_this(), body](boost::beast::error_code ec, std::size_t) {
           if (ec) return self->onRead(ec);
-          Request request = self->parser_->release();
-          request.body() = std::move(*body);
-          self->accept(std::move(request));
+          self->acceptBody(*body);
         });
+  }
+
+  // An ExtenderArgs body arrives in steps, and the Nodes items completed by each step are
+  // decoded before the next, on this strand: that work overlaps the rest of the transfer
+  // instead of following it on the compute pool. Each step decodes at most one read's bytes,
+  // so the connections sharing this I/O thread wait no longer than that.
+  void readBodyStreaming(std::shared_ptr<std::string> body, std::size_t received) {
+    namespace net = boost::asio;
+    streamed_->receive({body->data(), received});
+    if (received == body->size()) return acceptBody(*body);
+    derived().stream().async_read_some(
+        net::buffer(body->data() + received, std::min(kStreamedReadBytes, body->size() - received)),
+        [self = derived().shared_from_this(), body, received](boost::beast::error_code ec,
+                                                              std::size_t n) mutable {
+          if (ec) return self->onRead(ec);
+          self->readBodyStreaming(std::move(body), received + n);
+        });
+  }
+
+  // The string keeps its buffer when moved, so what the stream decoder points into stays put.
+  void acceptBody(std::string& body) {
+    Request request = parser_->release();
+    request.body() = std::move(body);
+    accept(std::move(request));
   }
 
   void onRead(boost::beast::error_code ec) {
@@ -154,8 +183,9 @@ class HttpSession {
     // The framework's CPU work runs on the compute pool so that the I/O threads keep
     // accepting, reading and answering health checks; the answer comes back to the strand.
     boost::asio::post(context_.compute, [self = derived().shared_from_this(),
-                                         request = std::move(request), caller]() {
-      Response response = self->context_.router.handle(request, caller);
+                                         request = std::move(request), caller,
+                                         streamed = std::move(streamed_)]() {
+      Response response = self->context_.router.handle(request, caller, streamed.get());
       self->context_.computeInFlight.fetch_sub(1);
       auto& stream = self->stream();
       boost::asio::post(stream.get_executor(), [self, response = std::move(response)]() mutable {
@@ -189,6 +219,8 @@ class HttpSession {
   }
 
   std::optional<http::request_parser<http::string_body>> parser_;
+  // The ExtenderArgs of the body being read, decoded as it arrives (readBodyStreaming).
+  std::unique_ptr<scheduling::api::json::ExtenderArgsStreamDecoder> streamed_;
   bool requestCounted_ = false;  // a request read is awaiting its answer (for the drain)
 };
 

@@ -17,6 +17,7 @@ namespace server {
 namespace {
 
 namespace json = scheduling::api::json;
+using Streamed = json::ExtenderArgsStreamDecoder;
 
 struct Answer {
   http::status status = http::status::ok;
@@ -34,13 +35,17 @@ Answer errorAnswer(http::status status, std::string_view message) {
   return {status, std::string(buffer.GetString(), buffer.GetSize())};
 }
 
-Answer filter(const RouterContext& c, const Request& r) {
-  const auto args = json::decodeExtenderArgs(r.body());
+scheduling::api::ExtenderArgs extenderArgs(const Request& r, Streamed* streamed) {
+  return streamed != nullptr ? streamed->finish(r.body()) : json::decodeExtenderArgs(r.body());
+}
+
+Answer filter(const RouterContext& c, const Request& r, Streamed* streamed) {
+  const auto args = extenderArgs(r, streamed);
   return {http::status::ok, json::encode(c.scheduler.filter(args))};
 }
 
-Answer prioritize(const RouterContext& c, const Request& r) {
-  const auto args = json::decodeExtenderArgs(r.body());
+Answer prioritize(const RouterContext& c, const Request& r, Streamed* streamed) {
+  const auto args = extenderArgs(r, streamed);
   scheduling::api::HostPriorityList priorities;
   const auto status = c.scheduler.prioritize(args, priorities);
   if (!status.isSuccess())
@@ -48,27 +53,27 @@ Answer prioritize(const RouterContext& c, const Request& r) {
   return {http::status::ok, json::encode(priorities)};
 }
 
-Answer preempt(const RouterContext& c, const Request& r) {
+Answer preempt(const RouterContext& c, const Request& r, Streamed*) {
   const auto args = json::decodeExtenderPreemptionArgs(r.body());
   return {http::status::ok, json::encode(c.scheduler.preempt(args))};
 }
 
-Answer explain(const RouterContext& c, const Request& r) {
-  const auto args = json::decodeExtenderArgs(r.body());
+Answer explain(const RouterContext& c, const Request& r, Streamed* streamed) {
+  const auto args = extenderArgs(r, streamed);
   return {http::status::ok, encodeExplanation(c.scheduler.explain(args))};
 }
 
-Answer healthz(const RouterContext&, const Request&) {
+Answer healthz(const RouterContext&, const Request&, Streamed*) {
   return {http::status::ok, "ok", "text/plain; charset=utf-8"};
 }
 
-Answer readyz(const RouterContext& c, const Request&) {
+Answer readyz(const RouterContext& c, const Request&, Streamed*) {
   if (!c.synced()) return errorAnswer(http::status::service_unavailable, "cache not synced");
   if (c.draining()) return errorAnswer(http::status::service_unavailable, "shutting down");
   return {http::status::ok, "ok", "text/plain; charset=utf-8"};
 }
 
-Answer metrics(const RouterContext& c, const Request&) {
+Answer metrics(const RouterContext& c, const Request&, Streamed*) {
   const CacheSizes sizes{c.cache.numNodes(), c.cache.numAssignedPods()};
   return {http::status::ok, c.metrics.render(sizes), "text/plain; version=0.0.4; charset=utf-8"};
 }
@@ -78,17 +83,18 @@ struct Route {
   http::verb method;
   bool runsFramework;  // needs a synced cache; runs on the compute pool
   bool probe;          // kubelet calls it without a client certificate
-  Answer (*serve)(const RouterContext&, const Request&);
+  bool extenderArgs;   // its body is an ExtenderArgs
+  Answer (*serve)(const RouterContext&, const Request&, Streamed*);
 };
 
 constexpr std::array kRoutes = {
-    Route{"/filter", http::verb::post, true, false, &filter},
-    Route{"/prioritize", http::verb::post, true, false, &prioritize},
-    Route{"/preempt", http::verb::post, true, false, &preempt},
-    Route{"/explain", http::verb::post, true, false, &explain},
-    Route{"/healthz", http::verb::get, false, true, &healthz},
-    Route{"/readyz", http::verb::get, false, true, &readyz},
-    Route{"/metrics", http::verb::get, false, false, &metrics},
+    Route{"/filter", http::verb::post, true, false, true, &filter},
+    Route{"/prioritize", http::verb::post, true, false, true, &prioritize},
+    Route{"/preempt", http::verb::post, true, false, false, &preempt},
+    Route{"/explain", http::verb::post, true, false, true, &explain},
+    Route{"/healthz", http::verb::get, false, true, false, &healthz},
+    Route{"/readyz", http::verb::get, false, true, false, &readyz},
+    Route{"/metrics", http::verb::get, false, false, false, &metrics},
 };
 
 constexpr std::string_view kRequestIdHeader = "X-Request-Id";
@@ -119,7 +125,7 @@ const Route* findRoute(std::string_view path) {
 }
 
 Answer serve(const RouterContext& context, const Route* route, const Request& request,
-             const Caller& caller) {
+             const Caller& caller, Streamed* streamed) {
   if (context.requireClientCertificate && !caller.hasClientCertificate &&
       (route == nullptr || !route->probe)) {
     return errorAnswer(http::status::unauthorized,
@@ -138,7 +144,7 @@ Answer serve(const RouterContext& context, const Route* route, const Request& re
     return errorAnswer(http::status::service_unavailable, "cluster state not synced yet");
   }
   try {
-    return route->serve(context, request);
+    return route->serve(context, request, streamed);
   } catch (const scheduling::api::DecodeError& e) {
     return errorAnswer(http::status::bad_request, e.what());
   } catch (const std::bad_alloc&) {
@@ -172,10 +178,16 @@ bool Router::runsFramework(const Request& request) {
   return route != nullptr && route->runsFramework;
 }
 
-Response Router::handle(const Request& request, const Caller& caller) const {
+bool Router::decodesExtenderArgs(const Request& request, const Caller& caller) const {
+  const Route* route = findRoute(pathOf(request));
+  return route != nullptr && route->extenderArgs && request.method() == route->method &&
+         (caller.hasClientCertificate || !context_.requireClientCertificate) && context_.synced();
+}
+
+Response Router::handle(const Request& request, const Caller& caller, Streamed* streamed) const {
   const auto start = std::chrono::steady_clock::now();
   const Route* route = findRoute(pathOf(request));
-  Answer answer = serve(context_, route, request, caller);
+  Answer answer = serve(context_, route, request, caller, streamed);
 
   const std::string id = requestId(request);
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
@@ -184,7 +196,10 @@ Response Router::handle(const Request& request, const Caller& caller) const {
   context_.metrics.observeRequest(endpoint, code, elapsed.count());
   SX_LOG_V(2) << "request " << id << ": " << request.method_string() << " " << pathOf(request)
               << " " << code << " " << request.body().size() << "B in " << elapsed.count() * 1000
-              << "ms";
+              << "ms"
+              << (streamed != nullptr ? ", " + std::to_string(streamed->streamedNodes()) +
+                                            " nodes decoded as they arrived"
+                                      : "");
   // The answer itself (verdicts with reasons, scores) for following one pod at 3 a.m.
   SX_LOG_V(4) << "request " << id
               << " answer: " << std::string_view(answer.body).substr(0, kLoggedAnswerBytes);

@@ -4,6 +4,7 @@
 #include <functional>
 #include <string_view>
 
+#include "scheduling/api/json/extender_args_stream.hpp"
 #include "scheduling/cache/cache.hpp"
 #include "scheduling/scheduler/scheduler.hpp"
 #include "server/metrics.hpp"
@@ -39,11 +40,17 @@ class Router {
  public:
   explicit Router(RouterContext context) : context_(std::move(context)) {}
 
-  Response handle(const Request& request, const Caller& caller = {}) const;
+  // `streamed`, when the session decoded the body while it arrived (an ExtenderArgs
+  // endpoint), finishes decoding it.
+  Response handle(const Request& request, const Caller& caller = {},
+                  scheduling::api::json::ExtenderArgsStreamDecoder* streamed = nullptr) const;
 
   // Whether the request runs the framework, and so belongs on the compute pool rather than
   // on an I/O thread.
   static bool runsFramework(const Request& request);
+  // Whether the request, known from its header alone, is one whose ExtenderArgs body the
+  // route will decode (not one it refuses first): worth decoding while the body arrives.
+  bool decodesExtenderArgs(const Request& request, const Caller& caller) const;
 
  private:
   RouterContext context_;

@@ -20,6 +20,7 @@ struct ObjectMeta {
   std::string uid;
   Labels labels;
   std::optional<std::string> deletionTimestamp;
+  bool operator==(const ObjectMeta&) const = default;
 };
 
 struct PodAffinityTerm {
@@ -29,22 +30,26 @@ struct PodAffinityTerm {
   std::string topologyKey;
   std::vector<std::string> matchLabelKeys;
   std::vector<std::string> mismatchLabelKeys;
+  bool operator==(const PodAffinityTerm&) const = default;
 };
 
 struct WeightedPodAffinityTerm {
   std::int32_t weight = 0;
   PodAffinityTerm podAffinityTerm;
+  bool operator==(const WeightedPodAffinityTerm&) const = default;
 };
 
 // v1.PodAffinity and v1.PodAntiAffinity share this shape.
 struct PodAffinity {
   std::vector<PodAffinityTerm> requiredDuringSchedulingIgnoredDuringExecution;
   std::vector<WeightedPodAffinityTerm> preferredDuringSchedulingIgnoredDuringExecution;
+  bool operator==(const PodAffinity&) const = default;
 };
 
 struct Affinity {
   std::optional<PodAffinity> podAffinity;
   std::optional<PodAffinity> podAntiAffinity;
+  bool operator==(const Affinity&) const = default;
 };
 
 struct PodSpec {
@@ -52,11 +57,13 @@ struct PodSpec {
   std::string schedulerName;
   std::optional<std::int32_t> priority;
   std::optional<Affinity> affinity;
+  bool operator==(const PodSpec&) const = default;
 };
 
 struct PodStatus {
   std::string phase;
   std::string nominatedNodeName;
+  bool operator==(const PodStatus&) const = default;
 };
 
 struct Pod {
@@ -68,6 +75,7 @@ struct Pod {
   std::int32_t priority() const { return spec.priority.value_or(0); }
   bool isTerminating() const { return metadata.deletionTimestamp.has_value(); }
   bool isTerminal() const { return status.phase == "Succeeded" || status.phase == "Failed"; }
+  bool operator==(const Pod&) const = default;
 };
 
 }  // namespace scheduling::api

@@ -1,11 +1,15 @@
 #include "test/fuzz/targets.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "scheduling/api/decode_error.hpp"
 #include "scheduling/api/json/api_server_codec.hpp"
+#include "scheduling/api/json/extender_args_stream.hpp"
 #include "scheduling/api/json/extender_codec.hpp"
 #include "scheduling/api/json/list_reader.hpp"
 #include "scheduling/config/configuration.hpp"
@@ -19,22 +23,54 @@ std::string_view asText(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }
 
+bool sameArgs(const scheduling::api::ExtenderArgs& a, const scheduling::api::ExtenderArgs& b) {
+  if (!(a.pod == b.pod) || a.nodeNames != b.nodeNames || a.nodes.has_value() != b.nodes.has_value())
+    return false;
+  if (!a.nodes) return true;
+  return std::equal(a.nodes->begin(), a.nodes->end(), b.nodes->begin(), b.nodes->end(),
+                    [](const auto& x, const auto& y) {
+                      return x.node == y.node && x.raw.data() == y.raw.data() &&
+                             x.raw.size() == y.raw.size();
+                    });
+}
+
 }  // namespace
 
+// Decoding the body whole, and as it arrives in three reads, must give the same arguments
+// (every Node's raw bytes at the same place) or the same error: a difference aborts.
 int extenderArgs(const std::uint8_t* data, std::size_t size) {
+  namespace api = scheduling::api;
+  const std::string_view body = asText(data, size);
+  std::optional<api::ExtenderArgs> whole;
+  std::string wholeError;
   try {
-    const auto args = scheduling::api::json::decodeExtenderArgs(asText(data, size));
-    // Echo what was decoded, as /filter does, so the raw Node slices are exercised too.
-    scheduling::api::ExtenderFilterResult result;
-    if (args.nodes) {
-      result.nodes.emplace();
-      for (const auto& node : *args.nodes) result.nodes->push_back(node.raw);
-    } else {
-      result.nodeNames = args.nodeNames.value_or(std::vector<std::string>{});
-    }
-    scheduling::api::json::encode(result);
-  } catch (const scheduling::api::DecodeError&) {
+    whole = api::json::decodeExtenderArgs(body);
+  } catch (const api::DecodeError& e) {
+    wholeError = e.what();
   }
+  api::json::ExtenderArgsStreamDecoder stream;
+  stream.receive(body.substr(0, size / 3));
+  stream.receive(body.substr(0, 2 * size / 3));
+  std::optional<api::ExtenderArgs> streamed;
+  std::string streamedError;
+  try {
+    streamed = stream.finish(body);
+  } catch (const api::DecodeError& e) {
+    streamedError = e.what();
+  }
+  if (wholeError != streamedError || whole.has_value() != streamed.has_value()) std::abort();
+  if (!whole) return 0;
+  if (!sameArgs(*whole, *streamed)) std::abort();
+
+  // Echo what was decoded, as /filter does, so the raw Node slices are exercised too.
+  api::ExtenderFilterResult result;
+  if (whole->nodes) {
+    result.nodes.emplace();
+    for (const auto& node : *whole->nodes) result.nodes->push_back(node.raw);
+  } else {
+    result.nodeNames = whole->nodeNames.value_or(std::vector<std::string>{});
+  }
+  api::json::encode(result);
   return 0;
 }
 

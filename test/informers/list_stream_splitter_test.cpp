@@ -97,6 +97,25 @@ BOOST_AUTO_TEST_CASE(an_item_that_is_not_an_object_is_named) {
   }
 }
 
+// A list whose items could be read more than one way is refused rather than half read.
+BOOST_AUTO_TEST_CASE(an_ambiguous_list_is_refused) {
+  for (const std::string list :
+       {R"({"items":[{"a":1}],"items":[]})", R"({"\u0069tems":[{"a":1}],"items":[]})",
+        R"({"items":{"a":1}})", R"({"items":[{"a":1},]})", R"({"items":[{"a":1} {"b":2}]})",
+        R"([{"items":[]}])"}) {
+    BOOST_TEST_CONTEXT(list) {
+      ListStreamSplitter splitter;
+      splitter.append(list);
+      BOOST_CHECK_THROW(
+          {
+            while (!splitter.nextItem().empty()) {
+            }
+          },
+          scheduling::api::DecodeError);
+    }
+  }
+}
+
 // Something that is not a list (an HTML error page, say) cannot make the envelope grow
 // without bound.
 BOOST_AUTO_TEST_CASE(the_envelope_is_bounded) {

@@ -100,6 +100,31 @@ BOOST_AUTO_TEST_CASE(draining_fails_readiness_but_keeps_scheduling) {
   BOOST_TEST(filter.result_int() == 200u);
 }
 
+// The session decodes an ExtenderArgs body while it arrives only where the route will
+// decode it: not for other endpoints or methods, nor before a 503 or a 401.
+BOOST_AUTO_TEST_CASE(extender_args_are_decoded_early_only_where_the_route_decodes_them) {
+  ExampleRouter example;
+  const auto decodes = [&](http::verb method, std::string_view target, server::Caller caller = {}) {
+    return example.router.decodesExtenderArgs(server::Request{method, target, 11}, caller);
+  };
+  BOOST_TEST(decodes(http::verb::post, "/filter"));
+  BOOST_TEST(decodes(http::verb::post, "/prioritize?x=1"));
+  BOOST_TEST(decodes(http::verb::post, "/explain"));
+  BOOST_TEST(!decodes(http::verb::post, "/preempt"));
+  BOOST_TEST(!decodes(http::verb::get, "/filter"));
+  BOOST_TEST(!decodes(http::verb::post, "/metrics"));
+  example.cluster.synced = false;
+  BOOST_TEST(!decodes(http::verb::post, "/filter"));
+
+  testing::ExampleCluster cluster;
+  auto context = cluster.routerContext();
+  context.requireClientCertificate = true;
+  const server::Router mutualTls(context);
+  const server::Request filter{http::verb::post, "/filter", 11};
+  BOOST_TEST(!mutualTls.decodesExtenderArgs(filter, {}));
+  BOOST_TEST(mutualTls.decodesExtenderArgs(filter, {true}));
+}
+
 BOOST_AUTO_TEST_CASE(method_not_allowed_names_the_method) {
   ExampleRouter example;
   BOOST_TEST(example.handle(http::verb::put, "/prioritize")[http::field::allow] == "POST");

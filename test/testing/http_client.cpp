@@ -45,6 +45,16 @@ HttpReply HttpClient::raw(std::string_view bytes) {
   return read();
 }
 
+HttpReply HttpClient::rawInPieces(std::string_view bytes, std::size_t pieceBytes) {
+  stream_.expires_after(std::chrono::seconds(30));
+  stream_.socket().set_option(net::ip::tcp::no_delay(true));
+  for (std::size_t at = 0; at < bytes.size(); at += pieceBytes) {
+    const std::string_view piece = bytes.substr(at, pieceBytes);
+    net::write(stream_, net::buffer(piece.data(), piece.size()));
+  }
+  return read();
+}
+
 bool HttpClient::closedByServer() {
   stream_.expires_after(std::chrono::seconds(30));
   char byte;

@@ -5,6 +5,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -27,6 +28,9 @@ class HttpClient {
   HttpReply send(boost::beast::http::request<boost::beast::http::string_body> request);
   // Writes bytes as they are (malformed requests) and reads one response.
   HttpReply raw(std::string_view bytes);
+  // The same, written `pieceBytes` at a time with Nagle's algorithm off, so that a large body
+  // reaches the server in many reads.
+  HttpReply rawInPieces(std::string_view bytes, std::size_t pieceBytes);
   // True when the server closed the connection (a read sees end of stream).
   bool closedByServer();
 

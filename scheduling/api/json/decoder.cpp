@@ -82,6 +82,15 @@ Decoder::Decoder(Input& in, std::string source, std::string rootPath)
     : in_(in), source_(std::move(source)), rootPath_(std::move(rootPath)) {}
 
 void Decoder::decode(const Field& root, void* owner) {
+  parse<rapidjson::kParseNumbersAsStringsFlag>(root, owner);
+}
+
+void Decoder::decodeFirst(const Field& root, void* owner) {
+  parse<rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseStopWhenDoneFlag>(root, owner);
+}
+
+template <unsigned ParseFlags>
+void Decoder::parse(const Field& root, void* owner) {
   rootField_ = &root;
   rootOwner_ = owner;
   depth_ = 0;
@@ -90,7 +99,7 @@ void Decoder::decode(const Field& root, void* owner) {
   rapidjson::ParseResult result;
   std::string syntaxMessage;
   try {
-    result = reader.Parse<rapidjson::kParseNumbersAsStringsFlag>(in_, *this);
+    result = reader.Parse<ParseFlags>(in_, *this);
     if (result.IsError()) syntaxMessage = rapidjson::GetParseError_En(result.Code());
   } catch (const SyntaxError& e) {
     result = rapidjson::ParseResult(rapidjson::kParseErrorTermination, e.offset());

@@ -32,6 +32,8 @@ class Decoder {
   // Decodes the input's one JSON value as the `root` member of `owner`. Throws
   // api::DecodeError.
   void decode(const Field& root, void* owner);
+  // Decodes the JSON value the input starts with, and stops after it whatever follows.
+  void decodeFirst(const Field& root, void* owner);
 
   // For Schema::finish hooks: the path of the object being finished, and an error about
   // one of its members.
@@ -78,6 +80,8 @@ class Decoder {
   void push(const Schema* schema, void* target);
   std::string slotPath() const;
 
+  template <unsigned ParseFlags>
+  void parse(const Field& root, void* owner);
   void checkUtf8(std::string_view text) const;
   [[noreturn]] bool mismatch() const;
   [[noreturn]] void fail(std::string path, std::string_view message) const;

@@ -236,6 +236,20 @@ ExtenderPreemptionArgs decodeExtenderPreemptionArgs(std::string_view body) {
   return decodeRequest<ExtenderPreemptionArgs>(body, kPreemptionArgs);
 }
 
+std::optional<SentNode> decodeSentNode(std::string_view text, std::size_t index) {
+  SentNode node;
+  const Field root{"", &kSentNode, &schema::self, &schema::resetSelf<SentNode>};
+  Input in(text);
+  try {
+    Decoder(in, {}, "Nodes.items[" + std::to_string(index) + "]").decodeFirst(root, &node);
+  } catch (const DecodeError&) {
+    // Read to the end: more bytes could have completed it, or shown another fault.
+    if (in.exhausted()) return std::nullopt;
+    throw;
+  }
+  return node;
+}
+
 std::string encode(const ExtenderFilterResult& result) {
   // One buffer sized up front. The Node objects go in exactly as they were sent, one memcpy
   // each: a 5000-node NodeList is ~50 MB.

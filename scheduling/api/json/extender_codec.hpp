@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,6 +15,12 @@ namespace scheduling::api::json {
 // `body` must outlive the result: SentNode::raw points into it.
 ExtenderArgs decodeExtenderArgs(std::string_view body);
 ExtenderPreemptionArgs decodeExtenderPreemptionArgs(std::string_view body);
+
+// Decodes the item of ExtenderArgs.Nodes.items that `text` starts with (at its '{') as
+// decodeExtenderArgs decodes each item, and stops after it: what follows is not read. Empty
+// when `text` may end before the item does. `index` names the item in errors
+// (`Nodes.items[3].metadata.name`); SentNode::raw points into `text`.
+std::optional<SentNode> decodeSentNode(std::string_view text, std::size_t index);
 
 std::string encode(const ExtenderFilterResult& result);
 std::string encode(const HostPriorityList& priorities);

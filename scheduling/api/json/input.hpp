@@ -56,6 +56,10 @@ class Input {
   // The request body, for byte ranges of decoded objects; empty for a file.
   std::string_view body() const { return body_; }
 
+  // Whether reading has reached the end of the input: a decode that failed there may only
+  // have run out of bytes.
+  bool exhausted() const { return atEnd_; }
+
   // A failed file read ends the input early (the decode then fails on the truncated JSON);
   // this tells why: errno of the failure, 0 when none.
   int readError() const { return readError_; }

@@ -1,0 +1,84 @@
+#include "scheduling/api/json/extender_args_stream.hpp"
+
+#include <algorithm>
+#include <new>
+#include <string>
+
+#include "scheduling/api/decode_error.hpp"
+#include "scheduling/api/json/extender_codec.hpp"
+
+namespace scheduling::api::json {
+
+void ExtenderArgsStreamDecoder::abandon() {
+  abandoned_ = true;
+  nodes_ = {};
+}
+
+void ExtenderArgsStreamDecoder::receive(std::string_view received) {
+  if (abandoned_) return;
+  if (body_ == nullptr) body_ = received.data();
+  if (received.data() != body_) return abandon();
+  try {
+    decodeItems(received, false);
+  } catch (const std::bad_alloc&) {
+    // On the I/O thread nothing may escape; the whole decode will meet it again and answer.
+    abandon();
+  }
+}
+
+void ExtenderArgsStreamDecoder::decodeItems(std::string_view received, bool whole) {
+  for (;;) {
+    switch (scanner_.scan(received)) {
+      case ItemsScanner::Stop::NeedBytes:
+        return;
+      case ItemsScanner::Stop::Irregular:
+        return abandon();
+      case ItemsScanner::Stop::Element:
+        break;
+    }
+    const std::string_view rest = received.substr(scanner_.position());
+    // Decoding the start of an item that has not all arrived is work thrown away, so wait
+    // for as many bytes as the largest item so far, or twice what did not suffice: each
+    // item is then decoded a few times at most, however small the reads.
+    if (!whole && rest.size() < wanted_) return;
+    std::optional<SentNode> node;
+    try {
+      node = decodeSentNode(rest, nodes_.size());
+    } catch (const DecodeError&) {
+      return abandon();
+    }
+    if (!node) {
+      if (whole) return abandon();
+      wanted_ = 2 * rest.size();
+      return;
+    }
+    largestItem_ = std::max(largestItem_, node->raw.size());
+    wanted_ = largestItem_;
+    scanner_.elementEnded(scanner_.position() + node->raw.size());
+    nodes_.push_back(std::move(*node));
+  }
+}
+
+ExtenderArgs ExtenderArgsStreamDecoder::finish(std::string_view body) {
+  receive(body);
+  if (!abandoned_) decodeItems(body, true);
+  if (abandoned_ || !scanner_.arrayClose()) return decodeExtenderArgs(body);
+  // The body with its items left out, `"items":[]`: the pod, and whatever else was sent.
+  const std::size_t open = *scanner_.arrayOpen();
+  const std::size_t close = *scanner_.arrayClose();
+  std::string rest;
+  rest.reserve(open + 1 + body.size() - close);
+  rest.append(body.substr(0, open + 1)).append(body.substr(close));
+  ExtenderArgs args;
+  try {
+    args = decodeExtenderArgs(rest);
+  } catch (const DecodeError&) {
+    abandon();
+    return decodeExtenderArgs(body);
+  }
+  streamedNodes_ = nodes_.size();
+  args.nodes = std::move(nodes_);
+  return args;
+}
+
+}  // namespace scheduling::api::json
