@@ -9,6 +9,7 @@
 
 #include "scheduling/api/node.hpp"
 #include "scheduling/api/pod.hpp"
+#include "scheduling/api/sent_labels.hpp"
 
 namespace scheduling::api {
 
@@ -18,11 +19,12 @@ namespace scheduling::api {
 inline constexpr std::int64_t kMinExtenderPriority = 0;
 inline constexpr std::int64_t kMaxExtenderPriority = 10;
 
-// One item of ExtenderArgs.Nodes: what the framework reads, plus the exact bytes that were
-// sent so /filter can echo the object back unmodified without re-serialising it. `raw`
-// points into the request body, which must outlive it.
+// One item of ExtenderArgs.Nodes: what the framework reads (metadata.name and .labels),
+// plus the exact bytes that were sent so /filter can echo the object back unmodified without
+// re-serialising it. `raw` points into the request body, which must outlive it.
 struct SentNode {
-  Node node;
+  std::string name;
+  SentLabels labels;
   std::string_view raw;
 };
 

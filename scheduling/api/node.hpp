@@ -10,7 +10,6 @@ namespace scheduling::api {
 struct Node {
   std::string name;
   Labels labels;
-  bool operator==(const Node&) const = default;
 };
 
 }  // namespace scheduling::api

@@ -38,11 +38,12 @@ struct Candidates {
 // sent object, with the cached pods. The copy is made only when the labels differ.
 Candidates resolve(const framework::SharedLister& snapshot, const api::ExtenderArgs& args) {
   Candidates c;
-  auto add = [&](std::string_view name, const api::Node* sent) {
+  auto add = [&](std::string_view name, const api::SentNode* sent) {
     const NodeInfo* info = snapshot.getNodeInfo(name);
     if (info != nullptr && sent != nullptr && sent->labels != info->labels()) {
       auto copy = std::make_unique<NodeInfo>(*info);
-      copy->setNode(std::make_shared<const api::Node>(*sent));
+      copy->setNode(
+          std::make_shared<const api::Node>(api::Node{sent->name, sent->labels.toLabels()}));
       info = copy.get();
       c.overridden.push_back(std::move(copy));
     }
@@ -51,7 +52,7 @@ Candidates resolve(const framework::SharedLister& snapshot, const api::ExtenderA
     if (info != nullptr) c.known.push_back(info);
   };
   if (args.nodes) {
-    for (const auto& sent : *args.nodes) add(sent.node.name, &sent.node);
+    for (const auto& sent : *args.nodes) add(sent.name, &sent);
   } else if (args.nodeNames) {
     for (const auto& name : *args.nodeNames) add(name, nullptr);
   }

@@ -63,7 +63,9 @@ bool sameOutcome(const Outcome& a, const Outcome& b, std::string& why) {
     const auto& y = *b.args->nodes;
     if (x.size() != y.size()) why = "Nodes counts differ";
     for (std::size_t i = 0; why.empty() && i < x.size(); ++i) {
-      if (!(x[i].node == y[i].node)) why = "Nodes.items[" + std::to_string(i) + "] differ";
+      if (x[i].name != y[i].name || !(x[i].labels == y[i].labels)) {
+        why = "Nodes.items[" + std::to_string(i) + "] differ";
+      }
       if (x[i].raw.data() != y[i].raw.data() || x[i].raw.size() != y[i].raw.size()) {
         why = "Nodes.items[" + std::to_string(i) + "] raw bytes differ";
       }

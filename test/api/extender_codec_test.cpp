@@ -432,11 +432,11 @@ BOOST_AUTO_TEST_CASE(KeepsSentNodesByteForByte) {
   BOOST_TEST(nodes[2].raw == node3);
   // The views point into the body itself.
   BOOST_TEST(nodes[0].raw.data() == body.data() + body.find(node1));
-  BOOST_TEST(nodes[0].node.name == "n1");
-  BOOST_TEST((nodes[0].node.labels == Labels{{"zone", "a"}, {"kubernetes.io/hostname", "n1"}}));
-  BOOST_TEST(nodes[1].node.name == "n\xc3\xa9");
-  BOOST_TEST((nodes[1].node.labels == Labels{{"k", "\xf0\x9f\x98\x80"}}));
-  BOOST_TEST(nodes[2].node.name.empty());
+  BOOST_TEST(nodes[0].name == "n1");
+  BOOST_TEST((nodes[0].labels == Labels{{"zone", "a"}, {"kubernetes.io/hostname", "n1"}}));
+  BOOST_TEST(nodes[1].name == "n\xc3\xa9");
+  BOOST_TEST((nodes[1].labels == Labels{{"k", "\xf0\x9f\x98\x80"}}));
+  BOOST_TEST(nodes[2].name.empty());
 
   // /filter echoes them as they came.
   ExtenderFilterResult result;
@@ -677,7 +677,7 @@ BOOST_AUTO_TEST_CASE(DecodesTheExampleRequests) {
       BOOST_TEST((args.nodes.has_value() || args.nodeNames.has_value()));
       if (args.nodes) {
         for (const auto& n : *args.nodes) {
-          BOOST_TEST(!n.node.name.empty());
+          BOOST_TEST(!n.name.empty());
           BOOST_TEST(n.raw.front() == '{');
           BOOST_TEST(n.raw.back() == '}');
         }

@@ -29,8 +29,8 @@ bool sameArgs(const scheduling::api::ExtenderArgs& a, const scheduling::api::Ext
   if (!a.nodes) return true;
   return std::equal(a.nodes->begin(), a.nodes->end(), b.nodes->begin(), b.nodes->end(),
                     [](const auto& x, const auto& y) {
-                      return x.node == y.node && x.raw.data() == y.raw.data() &&
-                             x.raw.size() == y.raw.size();
+                      return x.name == y.name && x.labels == y.labels &&
+                             x.raw.data() == y.raw.data() && x.raw.size() == y.raw.size();
                     });
 }
 
