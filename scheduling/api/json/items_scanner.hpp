@@ -105,7 +105,6 @@ class ItemsScanner {
   bool expectKey_ = false;  // at the member-name depth, after '{' or ','
   bool readingKey_ = false;
   bool keyRead_ = false;  // a member name was read, its ':' not yet
-  bool keyEscaped_ = false;
   std::string key_;  // as much of the member name as a path name could need
 };
 
