@@ -11,6 +11,7 @@ using scheduling::config::ConfigError;
 using scheduling::config::describe;
 using scheduling::config::readBool;
 using scheduling::config::readInt32;
+using scheduling::config::readKey;
 
 inline constexpr std::int32_t kMinHardPodAffinityWeight = 0;
 inline constexpr std::int32_t kMaxHardPodAffinityWeight = 100;
@@ -29,7 +30,7 @@ InterPodAffinityArgs decodeArgs(const YAML::Node& args, const std::string& argsP
   if (!args.IsDefined() || args.IsNull()) return decoded;
   if (!args.IsMap()) throw ConfigError(argsPath, "expected an object, got " + describe(args));
   for (const auto& entry : args) {
-    const std::string key = entry.first.as<std::string>();
+    const std::string key = readKey(entry.first, argsPath);
     const std::string path = argsPath + "." + key;
     const YAML::Node& value = entry.second;
     if (key == "hardPodAffinityWeight") {

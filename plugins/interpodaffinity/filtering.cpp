@@ -31,8 +31,9 @@ TopologyToMatchedTermCount::TopologyToMatchedTermCount(TopologyCountMap base) {
   auto shared = std::make_shared<Base>();
   for (const auto& [pair, n] : base) {
     if (n != 0) ++nonZero_;
+    const std::string_view key = pair.key;  // Clang 14 cannot capture a structured binding
     auto it = std::find_if(shared->keys.begin(), shared->keys.end(),
-                           [&](const auto& entry) { return entry.first == pair.key; });
+                           [key](const auto& entry) { return entry.first == key; });
     if (it == shared->keys.end()) it = shared->keys.insert(it, {pair.key, ValueCounts{}});
     it->second.emplace(pair.value, n);
   }

@@ -6,6 +6,7 @@
 
 #include "plugins/names.hpp"
 #include "scheduling/config/configuration.hpp"
+#include "scheduling/config/yaml_fields.hpp"
 
 namespace plugins::podstate {
 
@@ -17,7 +18,7 @@ void PodState::validateArgs(const YAML::Node& args, const std::string& argsPath)
   if (!args.IsDefined() || args.IsNull()) return;
   if (args.IsMap() && args.size() == 0) return;
   if (args.IsMap()) {
-    const std::string key = args.begin()->first.as<std::string>();
+    const std::string key = scheduling::config::readKey(args.begin()->first, argsPath);
     throw scheduling::config::ConfigError(argsPath + "." + key,
                                           "unknown field: the PodState plugin takes no args");
   }

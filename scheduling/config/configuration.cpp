@@ -14,7 +14,7 @@ namespace {
 void requireKnownKeys(const YAML::Node& node, const std::string& path,
                       const std::set<std::string>& known) {
   for (const auto& entry : node) {
-    const auto key = entry.first.as<std::string>();
+    const std::string key = readKey(entry.first, path);
     if (!known.contains(key)) {
       throw ConfigError(path.empty() ? key : path + "." + key, "unknown field");
     }

@@ -23,6 +23,11 @@ void requireMap(const YAML::Node& node, const std::string& path) {
   if (!node.IsMap()) throw ConfigError(path, "expected an object, got " + describe(node));
 }
 
+std::string readKey(const YAML::Node& key, const std::string& path) {
+  if (!key.IsScalar()) throw ConfigError(path, "expected member names, got " + describe(key));
+  return key.Scalar();
+}
+
 std::int32_t readInt32(const YAML::Node& node, const std::string& path) {
   long long value = 0;
   if (!node.IsScalar() || !YAML::convert<long long>::decode(node, value) ||

@@ -13,6 +13,9 @@ namespace scheduling::config {
 std::string describe(const YAML::Node& node);
 
 void requireMap(const YAML::Node& node, const std::string& path);
+// The name of a member of the object at `path`. YAML allows any value as a key (`? [a]: b`);
+// a configuration only has names.
+std::string readKey(const YAML::Node& key, const std::string& path);
 std::int32_t readInt32(const YAML::Node& node, const std::string& path);
 bool readBool(const YAML::Node& node, const std::string& path);
 

@@ -47,6 +47,12 @@ void write(Writer& w, const YAML::Node& node) {
     case YAML::NodeType::Map:
       w.StartObject();
       for (const auto& entry : node) {
+        // YAML allows any value as a key (`? [a]: b`); JSON and Kubernetes objects do not.
+        if (!entry.first.IsScalar()) {
+          throw std::runtime_error("a member name that is not a string at line " +
+                                   std::to_string(entry.first.Mark().line + 1) + ", column " +
+                                   std::to_string(entry.first.Mark().column + 1));
+        }
         const std::string& key = entry.first.Scalar();
         w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
         write(w, entry.second);

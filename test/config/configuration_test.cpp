@@ -33,6 +33,9 @@ const BadCase kBad[] = {
      "pluginConfig: expected a list, got an object"},
     {"pluginConfig unknown key", "pluginConfig: [{name: InterPodAffinity, arg: {}}]",
      "pluginConfig[0].arg: unknown field"},
+    {"member name that is a list", "? [a]\n: 1", "expected member names, got a list"},
+    {"plugin entry with an object as a name", "plugins: {score: [{? {a: 1} : x}]}",
+     "plugins.score[0]: expected member names, got an object"},
     {"syntax error", "plugins: {filter: [", "cfg.yaml: not valid YAML or JSON"},
 };
 

@@ -12,7 +12,9 @@
 #include "scheduling/api/json/extender_args_stream.hpp"
 #include "scheduling/api/json/extender_codec.hpp"
 #include "scheduling/api/json/list_reader.hpp"
+#include "plugins/registry.hpp"
 #include "scheduling/config/configuration.hpp"
+#include "scheduling/framework/runtime/framework.hpp"
 #include "scheduling/informers/json_stream_framer.hpp"
 #include "scheduling/informers/list_stream_splitter.hpp"
 
@@ -100,7 +102,10 @@ int clusterStateList(const std::uint8_t* data, std::size_t size) {
 
 int configuration(const std::uint8_t* data, std::size_t size) {
   try {
-    scheduling::config::parseConfiguration(std::string(asText(data, size)), "fuzz");
+    // As --config is read: the file, then each plugin's args by the plugin itself.
+    const auto configuration =
+        scheduling::config::parseConfiguration(std::string(asText(data, size)), "fuzz");
+    scheduling::framework::runtime::Framework(configuration, plugins::inTreeRegistry());
   } catch (const scheduling::config::ConfigError&) {
   }
   return 0;

@@ -35,6 +35,18 @@ BOOST_DATA_TEST_CASE(converts, boost::unit_test::data::make(kCases), c) {
   BOOST_TEST(yamlToJson(c.yaml) == c.json);
 }
 
+BOOST_AUTO_TEST_CASE(refuses_member_names_that_are_not_scalars) {
+  for (const char* yaml : {"? [a]\n: 1\n", "items:\n- {? {b: 1} : 2}\n"}) {
+    try {
+      yamlToJson(yaml);
+      BOOST_ERROR("accepted " << yaml);
+    } catch (const std::runtime_error& e) {
+      BOOST_TEST(std::string(e.what()).starts_with("a member name that is not a string at line"),
+                 e.what());
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace
