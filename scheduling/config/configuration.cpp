@@ -95,7 +95,10 @@ Configuration parseConfiguration(const std::string& text, const std::string& sou
       const std::string path = "pluginConfig[" + std::to_string(i) + "]";
       requireMap(list[i], path);
       requireKnownKeys(list[i], path, {"name", "args"});
-      c.pluginConfig.push_back({readName(list[i], path), list[i]["args"]});
+      // A missing member of a const node is an invalid node that throws when assigned, so an
+      // absent `args` is stored as an empty one.
+      const YAML::Node args = list[i]["args"];
+      c.pluginConfig.push_back({readName(list[i], path), args.IsDefined() ? args : YAML::Node()});
     }
   }
   return c;

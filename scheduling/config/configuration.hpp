@@ -25,7 +25,7 @@ struct PluginRef {
 
 struct PluginConfig {
   std::string name;
-  YAML::Node args;  // undefined when absent; decoded by the plugin's factory
+  YAML::Node args;  // null when absent; decoded by the plugin's factory
 };
 
 inline constexpr std::int32_t kDefaultParallelism = 16;

@@ -7,6 +7,7 @@
 #include "plugins/interpodaffinity/plugin.hpp"
 #include "plugins/names.hpp"
 #include "scheduling/config/configuration.hpp"
+#include "scheduling/framework/runtime/framework.hpp"
 
 BOOST_AUTO_TEST_SUITE(plugins_registry)
 
@@ -45,6 +46,21 @@ BOOST_AUTO_TEST_CASE(FactoriesDecodeArgs) {
     BOOST_CHECK_THROW((*registry.find(plugin))(YAML::Load("{? [a] : 1}"), "pluginConfig[0].args"),
                       scheduling::config::ConfigError);
   }
+}
+
+// A pluginConfig entry may leave out args: the plugin then takes its defaults. (yaml-cpp's
+// node for the missing member threw when the framework handed it to the factory.)
+BOOST_AUTO_TEST_CASE(PluginConfigWithoutArgsTakesTheDefaults) {
+  const auto configuration = scheduling::config::parseConfiguration(
+      "pluginConfig: [{name: InterPodAffinity}, {name: PodState}]", "cfg.yaml");
+  const scheduling::framework::runtime::Framework framework(configuration,
+                                                            plugins::inTreeRegistry());
+  BOOST_TEST_REQUIRE(framework.filterPlugins().size() == 1U);
+  const auto* ipa = dynamic_cast<const plugins::interpodaffinity::InterPodAffinity*>(
+      framework.filterPlugins()[0].owner.get());
+  BOOST_REQUIRE(ipa != nullptr);
+  BOOST_TEST(ipa->args().hardPodAffinityWeight == 1);
+  BOOST_TEST(!ipa->args().ignorePreferredTermsOfExistingPods);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
