@@ -42,8 +42,8 @@ BOOST_AUTO_TEST_CASE(FactoriesDecodeArgs) {
   BOOST_CHECK_THROW((*registry.find("PodState"))(YAML::Load("{x: 1}"), "pluginConfig[1].args"),
                     scheduling::config::ConfigError);
   // YAML allows any value as a member name; args only have names.
-  for (const char* plugin : {"InterPodAffinity", "PodState"}) {
-    BOOST_CHECK_THROW((*registry.find(plugin))(YAML::Load("{? [a] : 1}"), "pluginConfig[0].args"),
+  for (const char* name : {"InterPodAffinity", "PodState"}) {
+    BOOST_CHECK_THROW((*registry.find(name))(YAML::Load("{? [a] : 1}"), "pluginConfig[0].args"),
                       scheduling::config::ConfigError);
   }
 }
