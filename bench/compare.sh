@@ -138,29 +138,28 @@ if [ "$load_seconds" -gt 0 ]; then
     sleep 0.1
   done
   rss() { awk '/^VmRSS:/ {printf "%.1f", $2 / 1024}' "/proc/$pid/status"; }
+  # Three requests of each endpoint and mode.
+  each_kind() {
+    for mode in names nodes; do
+      for endpoint in filter prioritize; do
+        python3 "$kit/latency.py" "http://127.0.0.1:$port/$endpoint" \
+                "$data/$largest/args-$mode.json" -n 3 >/dev/null
+      done
+    done
+  }
   ready=$(rss)
   # Warm-up: full-Nodes bodies on 2 connections, so that every compute thread has served
   # one (each keeps its own 52 MB buffers for reuse in its malloc arena), then one of each.
   for endpoint in filter prioritize; do
     "$kit/load.sh" "http://127.0.0.1:$port/$endpoint" "$data/$largest/args-nodes.json" 5 2 >/dev/null
   done
-  for mode in names nodes; do
-    for endpoint in filter prioritize; do
-      python3 "$kit/latency.py" "http://127.0.0.1:$port/$endpoint" "$data/$largest/args-$mode.json" \
-              -n 3 >/dev/null
-    done
-  done
+  each_kind
   warm=$(rss)
   half=$((load_seconds / 2))
   "$kit/load.sh" "http://127.0.0.1:$port/prioritize" "$data/$largest/args-names.json" "$half" 4
   "$kit/load.sh" "http://127.0.0.1:$port/filter" "$data/$largest/args-names.json" \
                  "$((load_seconds - half))" 4
-  for mode in names nodes; do
-    for endpoint in filter prioritize; do
-      python3 "$kit/latency.py" "http://127.0.0.1:$port/$endpoint" "$data/$largest/args-$mode.json" \
-              -n 3 >/dev/null
-    done
-  done
+  each_kind
   loaded=$(rss)
   peak=$(awk '/^VmHWM:/ {printf "%.1f", $2 / 1024}' "/proc/$pid/status")
   kill "$pid"
