@@ -79,7 +79,8 @@ void ApiConnection::close() {
     tcp().socket().close(ignored);
   }
   open_ = false;
-  answer_.reset();
+  // The parser stays: a read in progress refers to it until its handler has run, which may
+  // still feed it bytes received before the close. send() drops it with the next request.
 }
 
 net::awaitable<void> ApiConnection::connect(std::chrono::seconds timeout) {
@@ -117,6 +118,7 @@ net::awaitable<void> ApiConnection::send(const std::string& target, std::chrono:
   // An answer not read to its end (a watch given up on, a list that failed to decode) leaves
   // the connection mid-body: only a new connection can carry the next request.
   if (answer_) close();
+  answer_.reset();
   if (!open_) co_await connect(timeout);
   http::request<http::empty_body> request{http::verb::get, config_.basePath + target, 11};
   request.set(http::field::host, config_.host);

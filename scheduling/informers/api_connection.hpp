@@ -51,7 +51,8 @@ class ApiConnection {
   // Fails with beast::error::timeout when nothing arrived within `idle`: a stalled stream.
   boost::asio::awaitable<bool> readSome(std::string& out, std::chrono::seconds idle);
 
-  // Closes the connection now; pending operations fail with operation_aborted.
+  // Closes the connection now, from any handler on the executor: a pending operation fails
+  // with operation_aborted (or ends with what had already arrived), and the next read fails.
   void close();
 
   const boost::asio::any_io_executor& executor() const { return executor_; }
