@@ -268,8 +268,11 @@ bool ApiServerDouble::handle(Stream& stream, const std::string& target,
     const int timeoutSeconds =
         query["timeoutSeconds"].empty() ? 1800 : std::stoi(query["timeoutSeconds"]);
     const bool bookmarks = query["allowWatchBookmarks"] == "true";
+    // Taken with the 410 check: a dropWatches() from then on cuts this watch too, even
+    // one that lands before the stream below has begun.
+    const std::uint64_t drops = dropGeneration_;
     lock.unlock();
-    streamWatch(stream, resource, from, timeoutSeconds, bookmarks, selected);
+    streamWatch(stream, resource, from, drops, timeoutSeconds, bookmarks, selected);
     return true;
   }
 
@@ -326,7 +329,8 @@ bool ApiServerDouble::handle(Stream& stream, const std::string& target,
 
 template <typename Stream>
 void ApiServerDouble::streamWatch(Stream& stream, const std::string& resource, std::uint64_t from,
-                                  int timeoutSeconds, bool bookmarks, bool selected) {
+                                  std::uint64_t drops, int timeoutSeconds, bool bookmarks,
+                                  bool selected) {
   http::response<http::empty_body> header{http::status::ok, 11};
   header.set(http::field::content_type, "application/json");
   header.chunked(true);
@@ -344,7 +348,6 @@ void ApiServerDouble::streamWatch(Stream& stream, const std::string& resource, s
       std::upper_bound(history_.begin(), history_.end(), from,
                        [](std::uint64_t v, const Event& e) { return v < e.resourceVersion; }) -
       history_.begin();
-  const std::uint64_t drops = dropGeneration_;
   std::uint64_t bookmarkSeen = bookmarkGeneration_;
   const std::uint64_t errorsSeen = errorGeneration_;
   std::size_t written = 0;

@@ -116,8 +116,9 @@ class ApiServerDouble {
   template <typename Stream>
   bool handle(Stream& stream, const std::string& target, const std::string& authorization);
   template <typename Stream>
+  // `drops`: dropGeneration_ when the request arrived.
   void streamWatch(Stream& stream, const std::string& resource, std::uint64_t from,
-                   int timeoutSeconds, bool bookmarks, bool selected);
+                   std::uint64_t drops, int timeoutSeconds, bool bookmarks, bool selected);
   std::string render(const std::string& resource, const Stored& stored) const;
   std::string renderObject(const std::string& resource, const ApiObject& object,
                            const std::string& uid, std::uint64_t resourceVersion) const;
