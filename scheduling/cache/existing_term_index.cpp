@@ -99,7 +99,7 @@ void ExistingTermIndex::update(TermKind kind, const AffinityTerm& term, std::int
       id = freeIds_.back();
       freeIds_.pop_back();
     }
-    groupsChanged_ = true;
+    bySelector_[static_cast<std::size_t>(kind)].reset();  // its positions change
     groups_[id] = std::make_unique<Group>(
         Group{kind, weight, hash, std::make_shared<const AffinityTerm>(term), {}, true, {}, {}});
     group = groups_[id].get();
@@ -115,7 +115,7 @@ void ExistingTermIndex::update(TermKind kind, const AffinityTerm& term, std::int
 
   for (auto [pos, end] = byHash_.equal_range(hash); pos != end; ++pos) {
     if (groups_[pos->second].get() == group) {
-      groupsChanged_ = true;
+      bySelector_[static_cast<std::size_t>(group->kind)].reset();
       freeIds_.push_back(pos->second);
       groups_[pos->second].reset();
       byHash_.erase(pos);
@@ -165,17 +165,15 @@ ExistingTerms ExistingTermIndex::materialize(std::span<const framework::NodeInfo
     out[static_cast<std::size_t>(group->kind)].groups.push_back(
         {group->term, group->weight, group->nodes});
   }
-  // Positions are group-id order, which only changes with the set of groups.
-  if (groupsChanged_) {
-    std::vector<const AffinityTerm*> terms;
-    for (std::size_t kind = 0; kind < kNumTermKinds; ++kind) {
+  // Positions are group-id order within a kind, which only changes with that kind's set of
+  // groups: update() drops the kind's index then, and it is rebuilt here.
+  std::vector<const AffinityTerm*> terms;
+  for (std::size_t kind = 0; kind < kNumTermKinds; ++kind) {
+    if (!bySelector_[kind]) {
       terms.clear();
       for (const auto& group : out[kind].groups) terms.push_back(group.term.get());
       bySelector_[kind] = std::make_shared<const TermSelectorIndex>(terms);
     }
-    groupsChanged_ = false;
-  }
-  for (std::size_t kind = 0; kind < kNumTermKinds; ++kind) {
     out[kind].bySelector = bySelector_[kind];
   }
   return out;

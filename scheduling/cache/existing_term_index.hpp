@@ -79,8 +79,7 @@ class ExistingTermIndex {
   std::vector<std::unique_ptr<Group>> groups_;
   std::vector<std::uint32_t> freeIds_;
   std::unordered_multimap<std::size_t, std::uint32_t> byHash_;
-  // A group was created or freed since the selector indexes were built.
-  bool groupsChanged_ = true;
+  // Per kind; null once a group of that kind was created or freed, until materialize().
   std::array<std::shared_ptr<const TermSelectorIndex>, kNumTermKinds> bySelector_;
 };
 
