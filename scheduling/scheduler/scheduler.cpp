@@ -179,6 +179,12 @@ Scheduler::Scheduler(std::shared_ptr<framework::runtime::Framework> framework,
                      std::shared_ptr<const cache::Cache> cache)
     : framework_(std::move(framework)), cache_(std::move(cache)) {}
 
+CycleState Scheduler::newCycle(std::shared_ptr<const framework::SharedLister> snapshot) const {
+  CycleState state(std::move(snapshot));
+  state.setRecordPluginMetrics(framework_->sampleCycleForMetrics());
+  return state;
+}
+
 api::ExtenderFilterResult Scheduler::filter(const api::ExtenderArgs& args) {
   api::ExtenderFilterResult result;
   if (args.nodes) {
@@ -193,8 +199,7 @@ api::ExtenderFilterResult Scheduler::filter(const api::ExtenderArgs& args) {
   }
   const Candidates c = resolve(*snapshot, args);
   const PodInfo pod = incomingPod(args.pod);
-  CycleState state(snapshot);
-  state.setRecordPluginMetrics(framework_->sampleCycleForMetrics());
+  CycleState state = newCycle(snapshot);
 
   const std::int64_t start = nextStartNodeIndex_.load();
   FilterRun run = runFilter(*framework_, state, pod, c, start, /*trace=*/false);
@@ -237,8 +242,7 @@ Status Scheduler::prioritize(const api::ExtenderArgs& args, api::HostPriorityLis
   if (!snapshot) return Status::error(kNotLoaded);
   const Candidates c = resolve(*snapshot, args);
   const PodInfo pod = incomingPod(args.pod);
-  CycleState state(snapshot);
-  state.setRecordPluginMetrics(framework_->sampleCycleForMetrics());
+  CycleState state = newCycle(snapshot);
 
   framework::runtime::NodePluginScores scores;
   std::vector<std::int64_t> extenderScores;
@@ -264,8 +268,7 @@ Explanation Scheduler::explain(const api::ExtenderArgs& args) {
   }
   const Candidates c = resolve(*snapshot, args);
   const PodInfo pod = incomingPod(args.pod);
-  CycleState state(snapshot);
-  state.setRecordPluginMetrics(framework_->sampleCycleForMetrics());
+  CycleState state = newCycle(snapshot);
   ex.numAllNodes = static_cast<std::int64_t>(c.names.size());
 
   // A dry run: read the start index, never advance it.
@@ -324,8 +327,7 @@ api::ExtenderPreemptionResult Scheduler::preempt(const api::ExtenderPreemptionAr
   std::shared_ptr<const framework::SharedLister> snapshot = cache_->snapshot();
   if (!snapshot) return result;
   const PodInfo pod = incomingPod(args.pod);
-  CycleState state(snapshot);
-  state.setRecordPluginMetrics(framework_->sampleCycleForMetrics());
+  CycleState state = newCycle(snapshot);
   const Status preFilter = framework_->runPreFilterPlugins(state, pod, snapshot->nodeInfoList());
   if (!preFilter.isSuccess()) return result;
 

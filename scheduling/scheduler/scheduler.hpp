@@ -63,6 +63,9 @@ class Scheduler {
   Explanation explain(const api::ExtenderArgs& args);
 
  private:
+  // A scheduling cycle on `snapshot`, sampled for the plugin-duration metric or not.
+  framework::CycleState newCycle(std::shared_ptr<const framework::SharedLister> snapshot) const;
+
   std::shared_ptr<framework::runtime::Framework> framework_;
   std::shared_ptr<const cache::Cache> cache_;
   std::atomic<std::int64_t> nextStartNodeIndex_{0};

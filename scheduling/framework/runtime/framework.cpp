@@ -12,6 +12,11 @@ using config::ConfigError;
 
 std::string quoted(std::string_view name) { return "\"" + std::string(name) + "\""; }
 
+// The observer to time a plugin call with: none outside the cycles sampled for metrics.
+DurationObserver* sampled(const CycleState& state, DurationObserver* observer) {
+  return state.recordPluginMetrics() ? observer : nullptr;
+}
+
 // Wraps a non-success status into an Error whose message carries the context, as
 // fmt.Errorf("...: %w", status.AsError()) does upstream.
 Status wrapError(const std::string& context, const Status& status) {
@@ -137,7 +142,7 @@ Status Framework::runPreFilterPlugins(CycleState& state, const PodInfo& pod,
   for (const auto& e : filter_) {
     if (e.preFilter == nullptr) continue;
     Status s = [&] {
-      ScopedDuration timed(state.recordPluginMetrics() ? e.preFilterDuration : nullptr);
+      ScopedDuration timed(sampled(state, e.preFilterDuration));
       return e.preFilter->preFilter(state, pod, nodes);
     }();
     if (s.isSkip()) {
@@ -195,7 +200,7 @@ Status Framework::runFilterPlugins(const CycleState& state, const PodInfo& pod,
       continue;
     }
     Status s = [&] {
-      ScopedDuration timed(state.recordPluginMetrics() ? e.filterDuration : nullptr);
+      ScopedDuration timed(sampled(state, e.filterDuration));
       return e.filter->filter(state, pod, node);
     }();
     if (!s.isSuccess() && !s.isRejected()) {
@@ -246,7 +251,7 @@ Status Framework::runPreScorePlugins(CycleState& state, const PodInfo& pod,
   for (const auto& e : score_) {
     if (e.preScore == nullptr) continue;
     Status s = [&] {
-      ScopedDuration timed(state.recordPluginMetrics() ? e.preScoreDuration : nullptr);
+      ScopedDuration timed(sampled(state, e.preScoreDuration));
       return e.preScore->preScore(state, pod, nodes);
     }();
     if (s.isSkip()) {
@@ -276,7 +281,7 @@ Status Framework::runScorePlugins(const CycleState& state, const PodInfo& pod,
         for (std::size_t p = 0; p < numPlugins; ++p) {
           if (!active[p]) continue;
           Status s = [&] {
-            ScopedDuration timed(state.recordPluginMetrics() ? score_[p].scoreDuration : nullptr);
+            ScopedDuration timed(sampled(state, score_[p].scoreDuration));
             return score_[p].score->score(state, pod, *nodes[i], out.raw(i, p));
           }();
           if (!s.isSuccess()) {
@@ -296,8 +301,7 @@ Status Framework::runScorePlugins(const CycleState& state, const PodInfo& pod,
     for (std::size_t i = 0; i < nodes.size(); ++i) scores[i] = {nodes[i], out.raw(i, p)};
     if (const ScoreExtensions* ext = score_[p].score->scoreExtensions(); ext != nullptr) {
       Status s = [&] {
-        ScopedDuration timed(state.recordPluginMetrics() ? score_[p].normalizeScoreDuration
-                                                         : nullptr);
+        ScopedDuration timed(sampled(state, score_[p].normalizeScoreDuration));
         return ext->normalizeScore(state, pod, scores);
       }();
       if (!s.isSuccess()) {
