@@ -24,7 +24,11 @@ void requireMap(const YAML::Node& node, const std::string& path) {
 }
 
 std::string readKey(const YAML::Node& key, const std::string& path) {
-  if (!key.IsScalar()) throw ConfigError(path, "expected member names, got " + describe(key));
+  if (!key.IsScalar()) {
+    throw ConfigError(path, "expected member names, got " + describe(key) + " at line " +
+                                std::to_string(key.Mark().line + 1) + ", column " +
+                                std::to_string(key.Mark().column + 1));
+  }
   return key.Scalar();
 }
 

@@ -12,6 +12,12 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
+// " at line L, column C", both counted from 1 as editors do.
+std::string at(const YAML::Mark& mark) {
+  return " at line " + std::to_string(mark.line + 1) + ", column " +
+         std::to_string(mark.column + 1);
+}
+
 bool isInteger(const std::string& text, long long& value) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   return ec == std::errc() && end == text.data() + text.size();
@@ -49,9 +55,7 @@ void write(Writer& w, const YAML::Node& node) {
       for (const auto& entry : node) {
         // YAML allows any value as a key (`? [a]: b`); JSON and Kubernetes objects do not.
         if (!entry.first.IsScalar()) {
-          throw std::runtime_error("a member name that is not a string at line " +
-                                   std::to_string(entry.first.Mark().line + 1) + ", column " +
-                                   std::to_string(entry.first.Mark().column + 1));
+          throw std::runtime_error("a member name that is not a string" + at(entry.first.Mark()));
         }
         const std::string& key = entry.first.Scalar();
         w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
@@ -79,9 +83,7 @@ std::string yamlToJson(const std::string& yamlText) {
   try {
     root = YAML::Load(yamlText);
   } catch (const YAML::Exception& e) {
-    throw std::runtime_error("not valid YAML: " + e.msg + " at line " +
-                             std::to_string(e.mark.line + 1) + ", column " +
-                             std::to_string(e.mark.column + 1));
+    throw std::runtime_error("not valid YAML: " + e.msg + at(e.mark));
   }
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
