@@ -20,7 +20,7 @@ void PublishThrottle::changed() {
 }
 
 void PublishThrottle::publishNow() {
-  if (pending_) timer_.cancel();
+  timer_.cancel();
   publish();
 }
 

@@ -12,7 +12,7 @@ namespace scheduling::informers {
 // builds a snapshot, which costs time in the number of nodes (about a millisecond at 5,000
 // nodes); events that trickle in one per read would otherwise cost one each and could keep
 // the informers' thread busy publishing. With the throttle, a change waits at most the
-// interval (10 ms by default: far below a scheduling cycle) and a burst costs one snapshot.
+// interval (ApiSource's is 10 ms: far below a scheduling cycle) and a burst costs one snapshot.
 //
 // Runs on the informers' executor, as the reflectors do; not thread-safe.
 class PublishThrottle {

@@ -85,6 +85,16 @@ bool tooLargeResourceVersion(unsigned code, std::string_view message) {
   return code == 504 && message.find("Too large resource version") != std::string_view::npos;
 }
 
+// A watch the server refused, by its status or by an ERROR event: 410 (the resourceVersion
+// is older than the server's history) and "too large" need a relist; anything else is
+// retried after a backoff as `otherwise`.
+Restart refusedWatch(unsigned code, std::string_view message, std::string detail,
+                     const char* otherwise) {
+  if (code == 410) return {"gone", std::move(detail), true, false};
+  if (tooLargeResourceVersion(code, message)) return {"too_large", std::move(detail), true, true};
+  return {otherwise, std::move(detail), false, true};
+}
+
 Restart restartFor(const boost::system::system_error& e, bool watching) {
   if (e.code() == beast::error::timeout) {
     // A silent watch is routine (a quiet resource) or a stall (a dead peer, a half-open
@@ -259,9 +269,7 @@ net::awaitable<void> Reflector<T>::watch() {
     const auto code = static_cast<unsigned>(status);
     const std::string detail =
         "WATCH " + describeAnswer(code, http::obsolete_reason(status), message);
-    if (status == http::status::gone) throw Restart{"gone", detail, true, false};
-    if (tooLargeResourceVersion(code, message)) throw Restart{"too_large", detail, true, true};
-    throw Restart{"watch_error", detail, false, true};
+    throw refusedWatch(code, message, detail, "watch_error");
   }
   backoff_.reset();  // the API server answers again
   try {
@@ -279,29 +287,23 @@ net::awaitable<void> Reflector<T>::readEvents() {
     bytes.clear();
     more = co_await connection_.readSome(bytes, options_.idleTimeout);
     framer.append(bytes);
-    bool changed = false;
     for (auto text = framer.next(); !text.empty(); text = framer.next()) {
       auto event = api::json::decodeWatchEvent<T>(text);
       observer_.watchEvent(resource_.name, typeName(event.type));
       if (event.type == WatchEventType::Error) {
-        if (changed) store_.publishSoon();
         const auto& s = event.status;
-        const std::string detail =
-            "ERROR event " + std::to_string(s.code) + " " + s.reason + ": " + s.message;
-        // 410: the resourceVersion is older than the server's history.
-        if (s.code == 410) throw Restart{"gone", detail, true, false};
-        if (tooLargeResourceVersion(static_cast<unsigned>(s.code), s.message)) {
-          throw Restart{"too_large", detail, true, true};
-        }
-        throw Restart{"error_event", detail, false, true};
+        throw refusedWatch(static_cast<unsigned>(s.code), s.message,
+                           "ERROR event " + std::to_string(s.code) + " " + s.reason + ": " +
+                               s.message,
+                           "error_event");
       }
       if (!event.resourceVersion.empty()) resourceVersion_ = std::move(event.resourceVersion);
       if (event.type == WatchEventType::Bookmark) continue;
       store_.apply(event.type, std::move(event.object));
-      changed = true;
+      // The publish runs on this executor once this read's events are all applied: a
+      // snapshot never holds half of what one read delivered.
+      store_.publishSoon();
     }
-    // Whole reads only: a snapshot never holds half of what one read delivered.
-    if (changed) store_.publishSoon();
   }
 }
 

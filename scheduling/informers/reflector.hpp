@@ -46,7 +46,8 @@ struct ReflectorOptions {
 // Keeps one resource of the cache in step with the API server, as client-go's Reflector
 // does: a paginated LIST, then a WATCH from the list's resourceVersion, for ever.
 //
-//          ┌─── 410 Gone (status or ERROR event), expired continue, undecodable event ───┐
+//          ┌─── 410 Gone or 504 too large resourceVersion (status or ERROR event), ──────┐
+//          │    expired continue, undecodable event                                      │
 //          ▼                                                                             │
 //   ┌─▶ LIST page by page ──done──▶ WATCH from resourceVersion ──events──▶ store ───────┤
 //   │      │ error: backoff           ▲   │ the server ended it: again at once             │

@@ -59,4 +59,20 @@ BOOST_AUTO_TEST_CASE(a_change_after_a_publish_is_published_too) {
   BOOST_TEST(cache.snapshot()->nodeInfoList().size() == 2u);
 }
 
+// The throttling itself: a change soon after a publish is not published before the interval
+// has passed (here far longer than the test).
+BOOST_AUTO_TEST_CASE(a_change_soon_after_a_publish_waits_for_the_interval) {
+  scheduling::informers::PublishThrottle slow{io.get_executor(), cache, std::chrono::hours(1)};
+  cache.upsertNode(node("n1"));
+  slow.publishNow();
+  const auto published = cache.snapshot();
+  cache.upsertNode(node("n2"));
+  slow.changed();
+  BOOST_TEST(io.poll() == 0u);  // the publish waits
+  BOOST_TEST(cache.snapshot() == published);
+  slow.publishNow();
+  BOOST_TEST(cache.snapshot()->nodeInfoList().size() == 2u);
+  io.run();  // the cancelled wait
+}
+
 BOOST_AUTO_TEST_SUITE_END()
