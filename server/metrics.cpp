@@ -1,9 +1,16 @@
 #include "server/metrics.hpp"
 
 #include <cstdio>
+#include <string>
+
+#include "scheduling/framework/runtime/framework.hpp"
+#include "scheduling/informers/reflector.hpp"
 
 namespace server {
 namespace {
+
+using scheduling::framework::runtime::Framework;
+using scheduling::informers::ReflectorOptions;
 
 // %g keeps bucket bounds readable (0.00025, not 0.00025000000000000001) and sums precise to
 // the microsecond.
@@ -115,7 +122,9 @@ std::string Metrics::render(const CacheSizes& cache) const {
   }
   appendHeader(out, "scheduler_extender_plugin_duration_seconds", "histogram",
                "Duration of one plugin call, by plugin and extension point, in one "
-               "scheduling cycle out of ten (Filter and Score once per node).");
+               "scheduling cycle out of " +
+                   std::to_string(Framework::kPluginMetricsSampleEvery) +
+                   " (Filter and Score once per node).");
   for (const auto& [key, histogram] : pluginDurations_) {
     histogram->render(out, "scheduler_extender_plugin_duration_seconds",
                       "plugin=\"" + key.first + "\",extension_point=\"" + key.second + "\"");
@@ -131,8 +140,9 @@ std::string Metrics::render(const CacheSizes& cache) const {
   }
   appendHeader(out, "scheduler_extender_watch_restarts_total", "counter",
                "Watches and lists started over, by resource and reason (closed: the API "
-               "server ended the watch as asked; idle: silent for 10 s, watched again; "
-               "gone/expired/too_large/decode: relisted).");
+               "server ended the watch as asked; idle: silent for " +
+                   std::to_string(ReflectorOptions{}.idleTimeout.count()) +
+                   " s, watched again; gone/expired/too_large/decode: relisted).");
   for (const auto& [key, count] : watchRestarts_) {
     out.append("scheduler_extender_watch_restarts_total{resource=\"").append(key.first);
     out.append("\",reason=\"").append(key.second).append("\"} ");
