@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <optional>
 
 #include "scheduling/api/decode_error.hpp"
 #include "scheduling/api/json/extender_codec.hpp"
@@ -124,8 +125,9 @@ const Route* findRoute(std::string_view path) {
   return nullptr;
 }
 
-Answer serve(const RouterContext& context, const Route* route, const Request& request,
-             const Caller& caller, Streamed* streamed) {
+// Why the request is refused before its route serves it, if it is: known from the header.
+std::optional<Answer> refusal(const RouterContext& context, const Route* route,
+                              const Request& request, const Caller& caller) {
   if (context.requireClientCertificate && !caller.hasClientCertificate &&
       (route == nullptr || !route->probe)) {
     return errorAnswer(http::status::unauthorized,
@@ -143,6 +145,12 @@ Answer serve(const RouterContext& context, const Route* route, const Request& re
   if (route->runsFramework && !context.synced()) {
     return errorAnswer(http::status::service_unavailable, "cluster state not synced yet");
   }
+  return std::nullopt;
+}
+
+Answer serve(const RouterContext& context, const Route* route, const Request& request,
+             const Caller& caller, Streamed* streamed) {
+  if (auto refused = refusal(context, route, request, caller)) return std::move(*refused);
   try {
     return route->serve(context, request, streamed);
   } catch (const scheduling::api::DecodeError& e) {
@@ -180,8 +188,7 @@ bool Router::runsFramework(const Request& request) {
 
 bool Router::decodesExtenderArgs(const Request& request, const Caller& caller) const {
   const Route* route = findRoute(pathOf(request));
-  return route != nullptr && route->extenderArgs && request.method() == route->method &&
-         (caller.hasClientCertificate || !context_.requireClientCertificate) && context_.synced();
+  return route != nullptr && route->extenderArgs && !refusal(context_, route, request, caller);
 }
 
 Response Router::handle(const Request& request, const Caller& caller, Streamed* streamed) const {
