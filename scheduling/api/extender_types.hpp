@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "scheduling/api/node.hpp"
 #include "scheduling/api/pod.hpp"
 #include "scheduling/api/sent_labels.hpp"
 

@@ -18,7 +18,6 @@ class SentLabels {
  public:
   void set(std::string_view key, std::string_view value);
 
-  std::size_t size() const { return entries_.size(); }
   Labels toLabels() const;
 
   // The same entries; the layout of the buffer does not matter.

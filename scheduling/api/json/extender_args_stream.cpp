@@ -43,7 +43,7 @@ void ExtenderArgsStreamDecoder::decodeItems(std::string_view received, bool whol
     if (!whole && rest.size() < wanted_) return;
     std::optional<SentNode> node;
     try {
-      node = decodeSentNode(rest, nodes_.size());
+      node = decodeSentNode(rest);
     } catch (const DecodeError&) {
       return abandon();
     }
@@ -60,7 +60,7 @@ void ExtenderArgsStreamDecoder::decodeItems(std::string_view received, bool whol
 }
 
 ExtenderArgs ExtenderArgsStreamDecoder::finish(std::string_view body) {
-  receive(body);
+  if (body_ != nullptr && body.data() != body_) abandon();
   if (!abandoned_) decodeItems(body, true);
   if (abandoned_ || !scanner_.arrayClose()) return decodeExtenderArgs(body);
   // The body with its items left out, `"items":[]`: the pod, and whatever else was sent.

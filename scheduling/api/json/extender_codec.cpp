@@ -252,12 +252,12 @@ ExtenderPreemptionArgs decodeExtenderPreemptionArgs(std::string_view body) {
   return decodeRequest<ExtenderPreemptionArgs>(body, kPreemptionArgs);
 }
 
-std::optional<SentNode> decodeSentNode(std::string_view text, std::size_t index) {
+std::optional<SentNode> decodeSentNode(std::string_view text) {
   SentNode node;
   const Field root{"", &kSentNode, &schema::self, &schema::resetSelf<SentNode>};
   Input in(text);
   try {
-    Decoder(in, {}, "Nodes.items[" + std::to_string(index) + "]").decodeFirst(root, &node);
+    Decoder(in, {}).decodeFirst(root, &node);
   } catch (const DecodeError&) {
     // Read to the end: more bytes could have completed it, or shown another fault.
     if (in.exhausted()) return std::nullopt;

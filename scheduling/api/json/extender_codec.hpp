@@ -1,6 +1,5 @@
 #pragma once
 
-#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,9 +17,10 @@ ExtenderPreemptionArgs decodeExtenderPreemptionArgs(std::string_view body);
 
 // Decodes the item of ExtenderArgs.Nodes.items that `text` starts with (at its '{') as
 // decodeExtenderArgs decodes each item, and stops after it: what follows is not read. Empty
-// when `text` may end before the item does. `index` names the item in errors
-// (`Nodes.items[3].metadata.name`); SentNode::raw points into `text`.
-std::optional<SentNode> decodeSentNode(std::string_view text, std::size_t index);
+// when `text` may end before the item does. Its DecodeError only tells that the item cannot
+// be decoded apart (the path in it is relative to the item): the caller decodes the whole
+// body for the error to answer. SentNode::raw points into `text`.
+std::optional<SentNode> decodeSentNode(std::string_view text);
 
 std::string encode(const ExtenderFilterResult& result);
 std::string encode(const HostPriorityList& priorities);

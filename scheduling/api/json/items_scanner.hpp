@@ -64,8 +64,6 @@ class ItemsScanner {
   bool complete() const { return state_ == State::Done; }
   // Why the document is not one this scanner can be certain about; null while it is.
   const DecodeError* irregular() const { return irregular_ ? &*irregular_ : nullptr; }
-  // The path of the array, or of element i, as error paths spell them (`Nodes.items[3]`).
-  std::string elementPath(std::size_t i) const;
 
  private:
   enum class State {
@@ -85,6 +83,8 @@ class ItemsScanner {
   bool startPathValue(char c);
   bool fail(std::string path, const std::string& message);
   std::string pathTo(std::size_t level) const;
+  // The path of element i, as error paths spell them (`Nodes.items[3]`).
+  std::string elementPath(std::size_t i) const;
 
   std::span<const std::string_view> path_;
   KeyMatch match_;
