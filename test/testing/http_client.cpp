@@ -3,6 +3,7 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/beast/core/buffers_to_string.hpp>
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -40,12 +41,11 @@ HttpReply HttpClient::send(http::request<http::string_body> request) {
 }
 
 HttpReply HttpClient::raw(std::string_view bytes) {
-  stream_.expires_after(std::chrono::seconds(30));
-  net::write(stream_, net::buffer(bytes.data(), bytes.size()));
-  return read();
+  return rawInPieces(bytes, std::max<std::size_t>(bytes.size(), 1));
 }
 
 HttpReply HttpClient::rawInPieces(std::string_view bytes, std::size_t pieceBytes) {
+  if (pieceBytes == 0) throw std::invalid_argument("rawInPieces: pieces of 0 bytes");
   stream_.expires_after(std::chrono::seconds(30));
   stream_.socket().set_option(net::ip::tcp::no_delay(true));
   for (std::size_t at = 0; at < bytes.size(); at += pieceBytes) {
