@@ -19,9 +19,10 @@ std::vector<char*> argvOf(std::vector<std::string>& args) {
   return argv;
 }
 
-// Forks the binary with stdout and stderr on pipes (stdoutFd may be null: inherited).
-pid_t spawn(std::vector<std::string> args, int* stdoutFd, int* stderrFd) {
-  args.insert(args.begin(), SX_BINARY);
+// Forks `program` with stdout and stderr on pipes; a program that cannot be run exits 127.
+pid_t spawn(const std::string& program, std::vector<std::string> args, int* stdoutFd,
+            int* stderrFd) {
+  args.insert(args.begin(), program);
   int outPipe[2], errPipe[2];
   if (pipe(outPipe) != 0 || pipe(errPipe) != 0) throw std::runtime_error("pipe failed");
   const pid_t pid = fork();
@@ -59,9 +60,9 @@ int exitCodeOf(int status) {
 
 }  // namespace
 
-ProcessResult runBinary(const std::vector<std::string>& args) {
+ProcessResult runProgram(const std::string& program, const std::vector<std::string>& args) {
   int outFd = -1, errFd = -1;
-  const pid_t pid = spawn(args, &outFd, &errFd);
+  const pid_t pid = spawn(program, args, &outFd, &errFd);
   ProcessResult result;
   pollfd fds[2] = {{outFd, POLLIN, 0}, {errFd, POLLIN, 0}};
   int open = 2;
@@ -83,10 +84,12 @@ ProcessResult runBinary(const std::vector<std::string>& args) {
   return result;
 }
 
+ProcessResult runBinary(const std::vector<std::string>& args) { return runProgram(SX_BINARY, args); }
+
 ServerProcess::ServerProcess(std::vector<std::string> args, const std::string& marker) {
   args.insert(args.end(), {"--listen", "127.0.0.1:0"});
   int outFd = -1;
-  pid_ = spawn(std::move(args), &outFd, &stderrFd_);
+  pid_ = spawn(SX_BINARY, std::move(args), &outFd, &stderrFd_);
   close(outFd);
   readLogUntil(marker);
   const std::string address = "://127.0.0.1:";

@@ -14,7 +14,10 @@ struct ProcessResult {
   std::string err;  // stderr
 };
 
-// Runs the built scheduler-extender binary to completion with these arguments.
+// Runs `program` to completion with these arguments, reading its stdout and stderr together
+// so that neither pipe fills up. The exit code is -signal when a signal ended it.
+ProcessResult runProgram(const std::string& program, const std::vector<std::string>& args);
+// The same for the built scheduler-extender binary.
 ProcessResult runBinary(const std::vector<std::string>& args);
 
 // The real binary serving on 127.0.0.1 with a port the kernel picked: started with
