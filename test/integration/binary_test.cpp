@@ -3,7 +3,6 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <csignal>
-#include <fstream>
 #include <ostream>
 #include <thread>
 
@@ -49,12 +48,6 @@ const std::vector<StartupErrorCase> kStartupErrors = {
      "--listen 203.0.113.7:80: "},
 };
 
-std::string writeTempFile(const std::string& name, const std::string& text) {
-  const std::string path = "/tmp/sx-binary-test-" + std::to_string(::getpid()) + "-" + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(binary)
@@ -93,7 +86,7 @@ BOOST_AUTO_TEST_CASE(check_config_accepts_the_example_and_names_a_bad_field) {
              "configuration OK: filter [InterPodAffinity] score [InterPodAffinity:2 PodState:1] "
              "percentageOfNodesToScore 100\n");
 
-  const auto path = writeTempFile("bad.yaml",
+  const auto path = testing::writeTempFile("bad.yaml",
                                   "plugins:\n  score:\n    - name: PodState\n"
                                   "      weight: -3\n");
   const auto bad = testing::runBinary({"--check-config", "--config", path});

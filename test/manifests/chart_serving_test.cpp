@@ -5,7 +5,6 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <csignal>
-#include <fstream>
 #include <map>
 #include <memory>
 
@@ -76,9 +75,7 @@ BOOST_AUTO_TEST_SUITE(chart_serving)
 
 BOOST_DATA_TEST_CASE(kubelet_and_kube_scheduler_get_their_answers, data::make(kScenarios), name) {
   const Scenario& s = scenario(name);
-  const std::string configPath =
-      "/tmp/sx-chart-serving-test-" + std::to_string(::getpid()) + "-config.yaml";
-  std::ofstream(configPath) << s.frameworkConfig;
+  const std::string configPath = testing::writeTempFile("config.yaml", s.frameworkConfig);
   const bool json = flagValue(s.extenderContainer["args"], "--log-format") == "json";
   testing::ServerProcess server(localArguments(s, configPath),
                                 json ? "\"msg\":\"ready\"" : "] ready");

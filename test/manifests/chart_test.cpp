@@ -18,6 +18,7 @@
 #include "test/manifests/chart_values.hpp"
 #include "test/manifests/rbac.hpp"
 #include "test/manifests/scenario.hpp"
+#include "test/testing/http_client.hpp"
 #include "test/testing/server_process.hpp"
 
 namespace manifests {
@@ -85,12 +86,6 @@ std::string sha256Hex(const std::string& text) {
     hex += byte;
   }
   return hex;
-}
-
-std::string writeTempFile(const std::string& name, const std::string& text) {
-  const std::string path = "/tmp/sx-chart-test-" + std::to_string(::getpid()) + "-" + name;
-  std::ofstream(path) << text;
-  return path;
 }
 
 const std::string kAppVersion = text(YAML::LoadFile(chartFile("Chart.yaml"))["appVersion"]);
@@ -243,7 +238,7 @@ BOOST_DATA_TEST_CASE(verbs_and_probes_name_endpoints_the_binary_serves, data::ma
 
 BOOST_DATA_TEST_CASE(the_extender_arguments_pass_check_config, data::make(kScenarios), name) {
   const Scenario& s = scenario(name);
-  const std::string configPath = writeTempFile("config.yaml", s.frameworkConfig);
+  const std::string configPath = testing::writeTempFile("config.yaml", s.frameworkConfig);
   // The container's own arguments, so that an unknown flag or a bad combination fails too;
   // --check-config reads the configuration and no other file.
   std::vector<std::string> args;

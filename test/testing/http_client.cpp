@@ -1,5 +1,7 @@
 #include "test/testing/http_client.hpp"
 
+#include <unistd.h>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/beast/core/buffers_to_string.hpp>
@@ -82,6 +84,12 @@ std::string readSourceFile(std::string_view relativePath) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::string writeTempFile(const std::string& name, const std::string& text) {
+  const std::string path = "/tmp/sx-test-" + std::to_string(::getpid()) + "-" + name;
+  std::ofstream(path) << text;
+  return path;
 }
 
 }  // namespace testing

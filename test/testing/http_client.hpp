@@ -44,5 +44,7 @@ class HttpClient {
 
 // The text of a file under the source tree, e.g. readSourceFile("examples/config.yaml").
 std::string readSourceFile(std::string_view relativePath);
+// Writes `text` to /tmp/sx-test-<pid>-<name> and returns that path.
+std::string writeTempFile(const std::string& name, const std::string& text);
 
 }  // namespace testing
