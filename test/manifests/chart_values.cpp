@@ -30,7 +30,7 @@ YAML::Node merged(const YAML::Node& base, const YAML::Node& overlay) {
 YAML::Node valueAt(const YAML::Node& values, const std::string& path) {
   std::istringstream keys(path);
   std::string key;
-  YAML::Node node = YAML::Clone(values);
+  YAML::Node node = values;  // reset() below rebinds it; values is not changed
   while (std::getline(keys, key, '.')) {
     const YAML::Node& current = node;
     const YAML::Node next = current[key];

@@ -6,14 +6,13 @@
 #include <rapidjson/error/en.h>
 #include <rapidjson/schema.h>
 #include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <yaml-cpp/yaml.h>
 
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <fstream>
-#include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "scheduling/sources/yaml_to_json.hpp"
 #include "test/manifests/chart_render.hpp"
@@ -25,6 +24,7 @@ namespace data = boost::unit_test::data;
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
