@@ -56,7 +56,7 @@ def load(path):
 
 
 def make_handler(items, ignore_limit, bookmark_seconds):
-    kinds = {"pods": "Pod", "nodes": "Node", "namespaces": "Namespace"}
+    kinds = {resource: kind for kind, resource in KINDS.items()}
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"

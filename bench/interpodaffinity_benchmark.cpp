@@ -7,6 +7,7 @@
 
 #include "bench/registrations.hpp"
 #include "bench/scenario.hpp"
+#include "bench/score_loops.hpp"
 #include "plugins/interpodaffinity/plugin.hpp"
 #include "scheduling/framework/cycle_state.hpp"
 
@@ -63,33 +64,16 @@ void preScore(benchmark::State& state, Scenario& s) {
   }
 }
 
-std::vector<fw::NodeScore> rawScores(const fw::CycleState& cycle, Scenario& s) {
-  std::vector<fw::NodeScore> scores;
-  for (const fw::NodeInfo* node : s.sentNodes()) {
-    std::int64_t score = 0;
-    kPlugin.score(cycle, s.incomingPod(), *node, score);
-    scores.push_back({node, score});
-  }
-  return scores;
-}
-
 void score(benchmark::State& state, Scenario& s) {
   fw::CycleState cycle(s.snapshot());
   kPlugin.preScore(cycle, s.incomingPod(), s.sentNodes());
-  for (auto _ : state) benchmark::DoNotOptimize(rawScores(cycle, s));
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * s.sentNodes().size()));
+  timeScore(state, kPlugin, cycle, s);
 }
 
 void normalizeScore(benchmark::State& state, Scenario& s) {
   fw::CycleState cycle(s.snapshot());
   kPlugin.preScore(cycle, s.incomingPod(), s.sentNodes());
-  const std::vector<fw::NodeScore> raw = rawScores(cycle, s);
-  std::vector<fw::NodeScore> scores;
-  for (auto _ : state) {
-    scores = raw;
-    benchmark::DoNotOptimize(kPlugin.normalizeScore(cycle, s.incomingPod(), scores));
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * raw.size()));
+  timeNormalizeScore(state, kPlugin, cycle, s);
 }
 
 }  // namespace

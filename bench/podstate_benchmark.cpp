@@ -2,10 +2,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include <vector>
-
 #include "bench/registrations.hpp"
 #include "bench/scenario.hpp"
+#include "bench/score_loops.hpp"
 #include "plugins/podstate/pod_state.hpp"
 #include "scheduling/framework/cycle_state.hpp"
 
@@ -17,31 +16,12 @@ namespace fw = scheduling::framework;
 
 const plugins::podstate::PodState kPlugin;
 
-std::vector<fw::NodeScore> rawScores(const fw::CycleState& cycle, Scenario& s) {
-  std::vector<fw::NodeScore> scores;
-  for (const fw::NodeInfo* node : s.sentNodes()) {
-    std::int64_t score = 0;
-    kPlugin.score(cycle, s.incomingPod(), *node, score);
-    scores.push_back({node, score});
-  }
-  return scores;
-}
-
 void score(benchmark::State& state, Scenario& s) {
-  const fw::CycleState cycle(s.snapshot());
-  for (auto _ : state) benchmark::DoNotOptimize(rawScores(cycle, s));
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * s.sentNodes().size()));
+  timeScore(state, kPlugin, fw::CycleState(s.snapshot()), s);
 }
 
 void normalizeScore(benchmark::State& state, Scenario& s) {
-  const fw::CycleState cycle(s.snapshot());
-  const std::vector<fw::NodeScore> raw = rawScores(cycle, s);
-  std::vector<fw::NodeScore> scores;
-  for (auto _ : state) {
-    scores = raw;
-    benchmark::DoNotOptimize(kPlugin.normalizeScore(cycle, s.incomingPod(), scores));
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * raw.size()));
+  timeNormalizeScore(state, kPlugin, fw::CycleState(s.snapshot()), s);
 }
 
 }  // namespace

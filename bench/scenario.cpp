@@ -16,6 +16,14 @@ namespace bench {
 
 namespace {
 
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return std::move(out).str();
+}
+
 std::string& directoryOverride() {
   static std::string directory;
   return directory;
@@ -43,14 +51,6 @@ std::vector<std::string> availableScenarios() {
     }
   }
   return found;
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return std::move(out).str();
 }
 
 Scenario& Scenario::get(std::string_view name) {
@@ -115,6 +115,10 @@ const std::vector<const scheduling::framework::NodeInfo*>& Scenario::sentNodes()
     const auto snap = snapshot();
     for (const auto& name : *namesArgs().nodeNames) {
       if (const auto* info = snap->getNodeInfo(name)) sentNodes_.push_back(info);
+    }
+    // The per-node benchmarks would time an empty loop.
+    if (sentNodes_.empty()) {
+      throw std::runtime_error(path("args-names.json") + " names no node of cluster.json");
     }
   }
   return sentNodes_;

@@ -27,8 +27,6 @@ const std::string& dataDirectory();
 // The scenarios present under the data directory, smallest first.
 std::vector<std::string> availableScenarios();
 
-std::string readFile(const std::string& path);
-
 // One scenario, loaded on first use and kept for the whole run: the cluster state in a
 // Cache, the framework its config.json describes, and both request bodies.
 class Scenario {
