@@ -25,15 +25,23 @@ std::string_view asText(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }
 
-bool sameArgs(const scheduling::api::ExtenderArgs& a, const scheduling::api::ExtenderArgs& b) {
-  if (!(a.pod == b.pod) || a.nodeNames != b.nodeNames || a.nodes.has_value() != b.nodes.has_value())
-    return false;
-  if (!a.nodes) return true;
-  return std::equal(a.nodes->begin(), a.nodes->end(), b.nodes->begin(), b.nodes->end(),
-                    [](const auto& x, const auto& y) {
-                      return x.name == y.name && x.labels == y.labels &&
-                             x.raw.data() == y.raw.data() && x.raw.size() == y.raw.size();
-                    });
+// What differs between two decodes of the same body; empty when nothing does.
+std::string argsDifference(const scheduling::api::ExtenderArgs& a,
+                           const scheduling::api::ExtenderArgs& b) {
+  if (!(a.pod == b.pod)) return "Pod";
+  if (a.nodeNames != b.nodeNames) return "NodeNames";
+  if (a.nodes.has_value() != b.nodes.has_value()) return "Nodes present in one only";
+  if (!a.nodes) return {};
+  if (a.nodes->size() != b.nodes->size()) return "Nodes.items counts";
+  for (std::size_t i = 0; i < a.nodes->size(); ++i) {
+    const auto& x = (*a.nodes)[i];
+    const auto& y = (*b.nodes)[i];
+    if (x.name != y.name || !(x.labels == y.labels) || x.raw.data() != y.raw.data() ||
+        x.raw.size() != y.raw.size()) {
+      return "Nodes.items[" + std::to_string(i) + "]";
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -60,9 +68,16 @@ int extenderArgs(const std::uint8_t* data, std::size_t size) {
   } catch (const api::DecodeError& e) {
     streamedError = e.what();
   }
-  if (wholeError != streamedError || whole.has_value() != streamed.has_value()) std::abort();
+  if (wholeError != streamedError || whole.has_value() != streamed.has_value()) {
+    std::fprintf(stderr, "extender_args: decoded whole: \"%s\", as it arrived: \"%s\"\n",
+                 whole ? "ok" : wholeError.c_str(), streamed ? "ok" : streamedError.c_str());
+    std::abort();
+  }
   if (!whole) return 0;
-  if (!sameArgs(*whole, *streamed)) std::abort();
+  if (const std::string differs = argsDifference(*whole, *streamed); !differs.empty()) {
+    std::fprintf(stderr, "extender_args: %s differs between the two decodes\n", differs.c_str());
+    std::abort();
+  }
 
   // Echo what was decoded, as /filter does, so the raw Node slices are exercised too.
   api::ExtenderFilterResult result;
