@@ -77,24 +77,8 @@ Args decodeRequest(std::string_view body, const Schema& argsSchema) {
 
 void sentNodeRaw(void* node, std::string_view bytes) { static_cast<SentNode*>(node)->raw = bytes; }
 
-void putSentLabel(void* labels, std::string_view key, std::string_view value) {
-  static_cast<SentLabels*>(labels)->set(key, value);
-}
-
-constexpr Schema kSentLabels{.type = SchemaType::Map,
-                             .expected = "an object of strings",
-                             .element = &kString,
-                             .put = &putSentLabel};
-// A Node's metadata as object_schemas.cpp reads it, into the SentNode itself.
-constexpr Field kSentNodeMetadataFields[] = {
-    field<&SentNode::name>("name", kString),
-    field<&SentNode::labels>("labels", kSentLabels),
-};
-constexpr Schema kSentNodeMetadata{
-    .type = SchemaType::Object, .expected = "an object", .fields = kSentNodeMetadataFields};
-
 constexpr Field kSentNodeFields[] = {
-    {"metadata", &kSentNodeMetadata, &schema::self, &schema::resetSelf<SentNode>},
+    {"metadata", &kSentNodeMetadataSchema, &schema::self, &schema::resetSelf<SentNode>},
 };
 constexpr Schema kSentNode{.type = SchemaType::Object,
                            .expected = "an object",

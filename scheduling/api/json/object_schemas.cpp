@@ -1,5 +1,6 @@
 #include "scheduling/api/json/object_schemas.hpp"
 
+#include "scheduling/api/extender_types.hpp"
 #include "scheduling/api/match_label_keys.hpp"
 #include "scheduling/api/namespace.hpp"
 #include "scheduling/api/node.hpp"
@@ -119,21 +120,35 @@ void finishPod(Decoder&, void* pod) {
 
 // --- node and namespace: the name and labels of their metadata ---
 
-template <typename T>
+template <typename T, const Schema& LabelsSchema>
 constexpr Field kNameAndLabelsFields[] = {
     field<&T::name>("name", kString),
-    field<&T::labels>("labels", kLabels),
+    field<&T::labels>("labels", LabelsSchema),
 };
 
+constexpr Schema kNodeMetadata{.type = SchemaType::Object,
+                               .expected = "an object",
+                               .fields = kNameAndLabelsFields<Node, kLabels>};
 constexpr Field kNodeFields[] = {
-    {"metadata", &kNodeMetadataSchema, &schema::self, &schema::resetSelf<Node>},
+    {"metadata", &kNodeMetadata, &schema::self, &schema::resetSelf<Node>},
 };
 
-constexpr Schema kNamespaceMetadata{
-    .type = SchemaType::Object, .expected = "an object", .fields = kNameAndLabelsFields<Namespace>};
+constexpr Schema kNamespaceMetadata{.type = SchemaType::Object,
+                                    .expected = "an object",
+                                    .fields = kNameAndLabelsFields<Namespace, kLabels>};
 constexpr Field kNamespaceFields[] = {
     {"metadata", &kNamespaceMetadata, &schema::self, &schema::resetSelf<Namespace>},
 };
+
+// A Node sent in ExtenderArgs keeps its labels in one buffer (SentLabels).
+void putSentLabel(void* labels, std::string_view key, std::string_view value) {
+  static_cast<SentLabels*>(labels)->set(key, value);
+}
+
+constexpr Schema kSentLabels{.type = SchemaType::Map,
+                             .expected = "an object of strings",
+                             .element = &kString,
+                             .put = &putSentLabel};
 
 }  // namespace
 
@@ -142,8 +157,10 @@ constinit const Schema kPodSchema{.type = SchemaType::Object,
                                   .fields = kPodFields,
                                   .finish = &finishPod};
 
-constinit const Schema kNodeMetadataSchema{
-    .type = SchemaType::Object, .expected = "an object", .fields = kNameAndLabelsFields<Node>};
+constinit const Schema kSentNodeMetadataSchema{
+    .type = SchemaType::Object,
+    .expected = "an object",
+    .fields = kNameAndLabelsFields<SentNode, kSentLabels>};
 
 constinit const Schema kNodeSchema{
     .type = SchemaType::Object, .expected = "an object", .fields = kNodeFields};

@@ -9,7 +9,7 @@ namespace scheduling::api::json {
 extern const Schema kPodSchema;        // api::Pod; merges matchLabelKeys when done
 extern const Schema kNodeSchema;       // api::Node (metadata.name, metadata.labels)
 extern const Schema kNamespaceSchema;  // api::Namespace (metadata.name, metadata.labels)
-// The metadata object of a Node, decoded into the api::Node itself.
-extern const Schema kNodeMetadataSchema;
+// The metadata object of a Node sent in ExtenderArgs, decoded into the api::SentNode itself.
+extern const Schema kSentNodeMetadataSchema;
 
 }  // namespace scheduling::api::json
