@@ -48,13 +48,15 @@ std::int64_t TopologyToMatchedTermCount::baseCount(TopologyPair pair) const {
   return it == values->end() ? 0 : it->second;
 }
 
+std::int64_t TopologyToMatchedTermCount::deltaCount(TopologyPair pair) const {
+  if (delta_.empty()) return 0;  // the rule outside the nominated-pods pass: skip the hash
+  auto it = delta_.find(pair);
+  return it == delta_.end() ? 0 : it->second;
+}
+
 std::int64_t TopologyToMatchedTermCount::count(std::string_view key, std::string_view value) const {
   const TopologyPair pair{key, value};
-  std::int64_t n = baseCount(pair);
-  if (!delta_.empty()) {
-    if (auto it = delta_.find(pair); it != delta_.end()) n += it->second;
-  }
-  return n;
+  return baseCount(pair) + deltaCount(pair);
 }
 
 void TopologyToMatchedTermCount::add(std::string_view key, std::string_view value,
@@ -82,12 +84,9 @@ bool TopologyToMatchedTermCount::anyPositiveOn(const api::Labels& nodeLabels) co
     for (const auto& [key, values] : base_->keys) {
       const auto* label = findLabel(nodeLabels, key);
       if (label == nullptr) continue;
-      if (delta_.empty()) {
-        auto it = values.find(label->second);
-        if (it != values.end() && it->second > 0) return true;
-      } else if (count(label->first, label->second) > 0) {
-        return true;
-      }
+      auto it = values.find(label->second);
+      const std::int64_t base = it == values.end() ? 0 : it->second;
+      if (base + deltaCount({label->first, label->second}) > 0) return true;
     }
   }
   for (const auto& [pair, d] : delta_) {

@@ -101,6 +101,7 @@ class TopologyToMatchedTermCount {
   };
 
   std::int64_t baseCount(TopologyPair pair) const;
+  std::int64_t deltaCount(TopologyPair pair) const;
 
   std::shared_ptr<const Base> base_;
   std::unordered_map<OwnedPair, std::int64_t, OwnedPairHash, OwnedPairEq> delta_;
