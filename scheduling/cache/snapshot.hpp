@@ -64,11 +64,13 @@ class Snapshot final : public framework::SharedLister {
       const std::function<void(const framework::PodInfo& pod, const framework::NodeInfo& node)>& fn)
       const override;
 
+  // Every distinct (term, weight) of the kind with the nodes holding it, unfiltered: what
+  // forEachExistingTermSelecting narrows down (tests check the one against the other).
   void forEachExistingTerm(
       framework::TermKind kind,
       const std::function<void(const framework::AffinityTerm& term, std::int32_t weight,
                                std::span<const framework::NodeTermCount> nodes)>& fn)
-      const override;
+      const;
 
   void forEachExistingTermSelecting(
       framework::TermKind kind, const api::Labels& podLabels,

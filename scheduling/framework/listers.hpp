@@ -30,7 +30,8 @@ enum class TermKind {
 // Beyond upstream's listers it answers the two questions InterPodAffinity asks of every
 // pod in the cluster through indexes, so their cost follows what matches:
 //  - forEachPodMatching: which assigned pods a term of the incoming pod selects;
-//  - forEachExistingTerm: the distinct terms that assigned pods carry, with where.
+//  - forEachExistingTermSelecting: the distinct terms that assigned pods carry and that may
+//    select the incoming pod, with where.
 class SharedLister {
  public:
   virtual ~SharedLister() = default;
@@ -58,16 +59,12 @@ class SharedLister {
       const AffinityTerm& term,
       const std::function<void(const PodInfo& pod, const NodeInfo& node)>& fn) const = 0;
 
-  // Calls fn once per distinct (term, weight) of the given kind carried by pods assigned
-  // to nodes of this snapshot, with the nodes holding them. Weight is 0 for required terms.
-  virtual void forEachExistingTerm(
-      TermKind kind, const std::function<void(const AffinityTerm& term, std::int32_t weight,
-                                              std::span<const NodeTermCount> nodes)>& fn) const = 0;
-
-  // forEachExistingTerm for a superset of the terms whose label selector matches a pod with
-  // `podLabels` (the caller still checks term.matches), each at most once, in no particular
-  // order: what InterPodAffinity asks about the incoming pod, at a cost that follows the
-  // terms that may select it rather than every workload of the cluster.
+  // Calls fn once per distinct (term, weight) of the given kind carried by pods assigned to
+  // nodes of this snapshot, with the nodes holding them (weight 0 for required terms), for
+  // a superset of the terms whose label selector matches a pod with `podLabels` (the caller
+  // still checks term.matches), each at most once, in no particular order: what
+  // InterPodAffinity asks about the incoming pod, at a cost that follows the terms that may
+  // select it rather than every workload of the cluster.
   virtual void forEachExistingTermSelecting(
       TermKind kind, const api::Labels& podLabels,
       const std::function<void(const AffinityTerm& term, std::int32_t weight,

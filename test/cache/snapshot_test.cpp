@@ -66,7 +66,7 @@ struct Group {
   bool operator==(const Group&) const = default;
 };
 
-std::vector<Group> existingTerms(const framework::SharedLister& lister, TermKind kind) {
+std::vector<Group> existingTerms(const Snapshot& lister, TermKind kind) {
   std::vector<Group> out;
   lister.forEachExistingTerm(kind, [&](const AffinityTerm& t, std::int32_t weight,
                                        std::span<const framework::NodeTermCount> nodes) {

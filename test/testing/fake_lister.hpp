@@ -66,7 +66,7 @@ class FakeLister final : public scheduling::framework::SharedLister {
       scheduling::framework::TermKind kind,
       const std::function<void(const scheduling::framework::AffinityTerm& term, std::int32_t weight,
                                std::span<const scheduling::framework::NodeTermCount> nodes)>& fn)
-      const override;
+      const;
   // Every term: the widest superset allowed.
   void forEachExistingTermSelecting(
       scheduling::framework::TermKind kind, const api::Labels& podLabels,
