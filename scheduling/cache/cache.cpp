@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "scheduling/cache/existing_term_index.hpp"
@@ -40,12 +41,18 @@ struct NodeItem {
 //   Nominated ──other / no nominatedNodeName─────────▶ Nominated(other) / (absent)
 //   Assigned  ──other spec.nodeName──────────────────▶ removed, then added on the new node
 //   any       ──delete, or phase Succeeded / Failed──▶ (absent)
+// An assumed pod (Cache's own diagram) is Assigned with `assumed` set.
 enum class Placement { Assigned, Nominated };
 
 struct PodRecord {
   framework::PodInfoPtr info;
   Placement placement = Placement::Assigned;
   std::string node;
+  // Assumed by a binding and not yet confirmed by the watch; it expires at `deadline` once
+  // the binding has finished.
+  bool assumed = false;
+  bool bindingFinished = false;
+  std::chrono::steady_clock::time_point deadline{};
   // Assigned only:
   std::uint32_t slot = 0;          // the node item's slot
   std::size_t namespaceIndex = 0;  // position in NamespaceState::pods
@@ -100,8 +107,15 @@ struct Cache::State {
   Snapshot::NominatedPods nominated;
   std::shared_ptr<const Snapshot::NominatedPods> publishedNominated;
 
+  // UIDs of the assumed pods (cache.go's assumedPods).
+  std::unordered_set<std::string> assumedPods;
+  PlacementObserver* observer = nullptr;
+  // Awaited pods whose placement changed since the last publish.
+  std::vector<std::string> settled;
+
   std::atomic<std::size_t> numNodes{0};
   std::atomic<std::size_t> numAssignedPods{0};
+  std::atomic<std::size_t> numAssumedPods{0};
 
   // Held only to copy or swap the pointer.
   mutable std::mutex publishedMu;
@@ -225,8 +239,21 @@ struct Cache::State {
   void removePod(const std::string& uid) {
     auto it = pods.find(uid);
     if (it == pods.end()) return;
+    if (it->second.assumed) unassume(uid, it->second);
     unplace(it->second);
     pods.erase(it);
+    noteSettled(uid);
+  }
+
+  void unassume(const std::string& uid, PodRecord& record) {
+    record.assumed = false;
+    assumedPods.erase(uid);
+    --numAssumedPods;
+  }
+
+  // The pod's placement changed: an observer waiting for it hears of it after the publish.
+  void noteSettled(const std::string& uid) {
+    if (observer != nullptr && observer->awaits(uid)) settled.push_back(uid);
   }
 };
 
@@ -265,35 +292,111 @@ void Cache::deleteNode(std::string_view name) {
   }
 }
 
-void Cache::upsertPod(api::Pod pod) {
+bool Cache::upsertPod(api::Pod pod) {
   std::lock_guard lock(state_->mu);
+  State& s = *state_;
   const std::string uid = pod.metadata.uid;
   // The scheduler's pod informer filters out Succeeded/Failed pods, so turning terminal
   // arrives as a delete.
   if (pod.isTerminal()) {
-    state_->removePod(uid);
-    return;
+    s.removePod(uid);
+    return false;
   }
-  auto it = state_->pods.find(uid);
-  if (it != state_->pods.end()) state_->unplace(it->second);
-
   const bool assigned = !pod.spec.nodeName.empty();
-  if (!assigned && pod.status.nominatedNodeName.empty()) {
-    if (it != state_->pods.end()) state_->pods.erase(it);
-    return;
+  auto it = s.pods.find(uid);
+  const bool wasAssigned = it != s.pods.end() && it->second.placement == Placement::Assigned;
+  if (it != s.pods.end() && it->second.assumed) {
+    // An update from before the binding (the watch lags behind /bind): the assumption stands,
+    // as upstream's cache never sees unassigned pods. A bound one confirms it, on the node
+    // the API server has, which place() below moves it to if it differs.
+    if (!assigned) return false;
+    s.unassume(uid, it->second);
   }
-  if (it == state_->pods.end()) it = state_->pods.try_emplace(uid).first;
+  if (it != s.pods.end()) s.unplace(it->second);
+
+  if (!assigned && pod.status.nominatedNodeName.empty()) {
+    if (it != s.pods.end()) s.pods.erase(it);
+    return false;
+  }
+  if (it == s.pods.end()) it = s.pods.try_emplace(uid).first;
   PodRecord& record = it->second;
   record.placement = assigned ? Placement::Assigned : Placement::Nominated;
   record.node = assigned ? pod.spec.nodeName : pod.status.nominatedNodeName;
   record.info =
       std::make_shared<const framework::PodInfo>(std::make_shared<const api::Pod>(std::move(pod)));
-  state_->place(record);
+  s.place(record);
+  const bool placed = assigned && !wasAssigned;
+  if (placed) s.noteSettled(uid);
+  return placed;
 }
 
 void Cache::deletePod(std::string_view uid) {
   std::lock_guard lock(state_->mu);
   state_->removePod(std::string(uid));
+}
+
+AssumeResult Cache::assumePod(api::Pod pod, const std::string& node) {
+  std::lock_guard lock(state_->mu);
+  State& s = *state_;
+  const std::string uid = pod.metadata.uid;
+  auto it = s.pods.find(uid);
+  if (it != s.pods.end() && it->second.placement == Placement::Assigned) {
+    return AssumeResult::AlreadyPlaced;
+  }
+  // A nominated pod: assuming it deletes its nomination (DeleteNominatedPodIfExists).
+  if (it != s.pods.end()) s.unplace(it->second);
+  if (it == s.pods.end()) it = s.pods.try_emplace(uid).first;
+  pod.spec.nodeName = node;
+  PodRecord& record = it->second;
+  record.placement = Placement::Assigned;
+  record.node = node;
+  record.info =
+      std::make_shared<const framework::PodInfo>(std::make_shared<const api::Pod>(std::move(pod)));
+  record.assumed = true;
+  record.bindingFinished = false;
+  record.deadline = {};
+  s.place(record);
+  s.assumedPods.insert(uid);
+  ++s.numAssumedPods;
+  s.noteSettled(uid);
+  return AssumeResult::Assumed;
+}
+
+void Cache::finishBinding(std::string_view uid, std::chrono::steady_clock::time_point deadline) {
+  std::lock_guard lock(state_->mu);
+  auto it = state_->pods.find(std::string(uid));
+  if (it == state_->pods.end() || !it->second.assumed) return;  // confirmed meanwhile
+  it->second.bindingFinished = true;
+  it->second.deadline = deadline;
+}
+
+void Cache::forgetPod(std::string_view uid) {
+  std::lock_guard lock(state_->mu);
+  const std::string key(uid);
+  auto it = state_->pods.find(key);
+  if (it == state_->pods.end() || !it->second.assumed) return;  // the watch has the truth
+  state_->removePod(key);
+}
+
+std::vector<std::string> Cache::cleanupAssumedPods(std::chrono::steady_clock::time_point now) {
+  std::lock_guard lock(state_->mu);
+  State& s = *state_;
+  std::vector<std::string> expired;
+  std::vector<std::string> described;
+  for (const auto& uid : s.assumedPods) {
+    const PodRecord& record = s.pods.at(uid);
+    if (!record.bindingFinished || record.deadline >= now) continue;
+    expired.push_back(uid);
+    const api::Pod& pod = record.info->pod();
+    described.push_back(pod.metadata.ns + "/" + pod.metadata.name + " on " + record.node);
+  }
+  for (const auto& uid : expired) s.removePod(uid);
+  return described;
+}
+
+void Cache::setPlacementObserver(PlacementObserver* observer) {
+  std::lock_guard lock(state_->mu);
+  state_->observer = observer;
 }
 
 void Cache::upsertNamespace(api::Namespace ns) {
@@ -311,7 +414,7 @@ void Cache::deleteNamespace(std::string_view name) {
 }
 
 void Cache::publish() {
-  std::lock_guard lock(state_->mu);
+  std::unique_lock lock(state_->mu);
   State& s = *state_;
 
   if (s.nodeOrderChanged) {
@@ -354,6 +457,14 @@ void Cache::publish() {
   }
   // The previous snapshot, if no request holds it any more, is freed here, outside the
   // pointer lock.
+  snapshot.reset();
+
+  if (s.settled.empty()) return;
+  std::vector<std::string> settled;
+  settled.swap(s.settled);
+  PlacementObserver* observer = s.observer;
+  lock.unlock();
+  observer->placementsPublished(settled);
 }
 
 std::shared_ptr<const Snapshot> Cache::snapshot() const {
@@ -364,5 +475,7 @@ std::shared_ptr<const Snapshot> Cache::snapshot() const {
 std::size_t Cache::numNodes() const { return state_->numNodes.load(); }
 
 std::size_t Cache::numAssignedPods() const { return state_->numAssignedPods.load(); }
+
+std::size_t Cache::numAssumedPods() const { return state_->numAssumedPods.load(); }
 
 }  // namespace scheduling::cache

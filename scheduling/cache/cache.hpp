@@ -1,9 +1,11 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "scheduling/api/namespace.hpp"
 #include "scheduling/api/node.hpp"
@@ -11,6 +13,25 @@
 #include "scheduling/cache/snapshot.hpp"
 
 namespace scheduling::cache {
+
+// Told when pods get a place in the published snapshots (assumed, or bound per the watch) or
+// leave them: what a request held for an in-flight pod waits for (scheduler::InFlightPods).
+class PlacementObserver {
+ public:
+  virtual ~PlacementObserver() = default;
+  // Whether the observer waits for this pod. Asked under the cache's writer lock, for each
+  // pod whose placement changes: must be quick and must not call back into the cache.
+  virtual bool awaits(std::string_view uid) const = 0;
+  // After a publish, outside the cache's lock: the awaited pods whose placement changed
+  // since the previous publish, now visible to every request that takes a snapshot.
+  virtual void placementsPublished(const std::vector<std::string>& uids) = 0;
+};
+
+// What assumePod found.
+enum class AssumeResult {
+  Assumed,        // the pod now counts on the node until it is confirmed, forgotten or expires
+  AlreadyPlaced,  // the cache already counts it on a node (the watch, or an earlier binding)
+};
 
 // The extender's cluster cache (backend/cache/cache.go plus the queue's nominator and the
 // namespace lister), fed by a cluster source: the state file once, or informers event by
@@ -25,6 +46,16 @@ namespace scheduling::cache {
 // Pod routing follows upstream's event handlers: a pod with spec.nodeName and a
 // non-terminal phase is assigned (NodeInfo.Pods); an unbound pod with
 // status.nominatedNodeName is nominated; terminal pods leave the cache.
+//
+// Assumed pods follow backend/cache/cache.go: /bind assumes the pod on its node before the
+// API server has answered, so the next answers count it at once; the watch confirms it.
+//
+//   (absent, nominated) ──assumePod──▶ Assumed(node) ──forgetPod (binding failed)──▶ (absent)
+//                                        │  │ finishBinding: expires `ttl` later
+//                                        │  └──cleanupAssumedPods past the deadline──▶ (absent)
+//                                        ├──watch: bound to node M──▶ Assigned(M) (moved if M ≠
+//                                        node) ├──watch: still unbound────▶ Assumed (the event is
+//                                        older) └──watch: deleted, terminal──▶ (absent)
 class Cache {
  public:
   Cache();
@@ -36,10 +67,28 @@ class Cache {
   // snapshot() never takes.
   void upsertNode(api::Node node);
   void deleteNode(std::string_view name);
-  void upsertPod(api::Pod pod);
+  // Returns whether the pod now counts on a node it did not count on before: a placement
+  // (kube-scheduler's binding seen by the watch) that requests may be waiting for.
+  bool upsertPod(api::Pod pod);
   void deletePod(std::string_view uid);
   void upsertNamespace(api::Namespace ns);
   void deleteNamespace(std::string_view name);
+
+  // AssumePod: counts `pod` on `node` from the next publish on, as an assigned pod, until a
+  // watch event confirms or removes it. A pod the cache already counts on a node is left
+  // as it is (AlreadyPlaced); a nominated pod loses its nomination.
+  AssumeResult assumePod(api::Pod pod, const std::string& node);
+  // FinishBinding: the API server bound the pod; the assumption now expires at `deadline`
+  // unless the watch confirms it first.
+  void finishBinding(std::string_view uid, std::chrono::steady_clock::time_point deadline);
+  // ForgetPod: the binding failed; drops the assumption (never a pod the watch confirmed).
+  void forgetPod(std::string_view uid);
+  // Drops the assumptions whose binding finished and whose deadline is before `now`, and
+  // returns them as "namespace/name on node" for the log.
+  std::vector<std::string> cleanupAssumedPods(std::chrono::steady_clock::time_point now);
+
+  // From now on, tells `observer` (which must outlive the cache's use) of placements.
+  void setPlacementObserver(PlacementObserver* observer);
 
   // Builds and publishes a snapshot of the current state.
   void publish();
@@ -52,6 +101,8 @@ class Cache {
   // count on a node (assigned and not terminal).
   std::size_t numNodes() const;
   std::size_t numAssignedPods() const;
+  // Pods assumed and not yet confirmed by the watch (included in numAssignedPods).
+  std::size_t numAssumedPods() const;
 
  private:
   struct State;

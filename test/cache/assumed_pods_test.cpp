@@ -1,0 +1,243 @@
+// The assumed-pod lifecycle of the Cache (backend/cache/cache.go: AssumePod, FinishBinding,
+// ForgetPod, cleanupAssumedPods, and the informer's confirmation), against every order in
+// which /bind, the API server's answer and the watch's events can arrive.
+
+#include <algorithm>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "scheduling/cache/cache.hpp"
+#include "test/testing/wrappers.hpp"
+
+namespace scheduling::cache {
+namespace {
+
+using ::testing::MakeNode;
+using ::testing::MakePod;
+using Clock = std::chrono::steady_clock;
+
+enum class Step {
+  Assume1,       // /bind to n1: assumePod
+  Assume2,       // /bind to n2
+  Finish,        // the API server bound it: finishBinding (expires in 30 s)
+  Forget,        // the binding failed: forgetPod
+  WatchUnbound,  // a watch event from before the binding: no spec.nodeName
+  WatchNominated2,
+  WatchBound1,  // the watch shows the binding
+  WatchBound2,
+  WatchDeleted,
+  WatchSucceeded,
+  ExpireLater,  // cleanupAssumedPods an hour on
+};
+
+struct LifecycleCase {
+  std::string name;
+  std::vector<Step> steps;
+  std::string wantNode;         // where the pod counts in the published snapshot; "" nowhere
+  std::size_t wantAssumed = 0;  // numAssumedPods
+  std::string wantNominated;    // the node it is nominated to; "" none
+  std::size_t wantExpired = 0;  // what the cleanups dropped
+};
+std::ostream& operator<<(std::ostream& out, const LifecycleCase& c) { return out << c.name; }
+
+const std::vector<LifecycleCase> kLifecycleCases = {
+    {"an assumed pod counts on its node", {Step::Assume1}, "n1", 1},
+    {"the watch confirms it", {Step::Assume1, Step::Finish, Step::WatchBound1}, "n1", 0},
+    {"confirmed before the API server answered",
+     {Step::Assume1, Step::WatchBound1, Step::Finish},
+     "n1",
+     0},
+    {"the watch has it on another node", {Step::Assume1, Step::WatchBound2}, "n2", 0},
+    {"an event from before the binding keeps the assumption",
+     {Step::Assume1, Step::WatchUnbound},
+     "n1",
+     1},
+    {"a stale nomination keeps the assumption",
+     {Step::Assume1, Step::WatchNominated2},
+     "n1",
+     1,
+     ""},
+    {"deleted before the watch confirmed it", {Step::Assume1, Step::WatchDeleted}, "", 0},
+    {"finished before the watch confirmed it", {Step::Assume1, Step::WatchSucceeded}, "", 0},
+    {"the binding failed", {Step::Assume1, Step::Forget}, "", 0},
+    {"a failure after the watch confirmed it changes nothing",
+     {Step::Assume1, Step::WatchBound1, Step::Forget},
+     "n1",
+     0},
+    {"a failure after the watch moved it changes nothing",
+     {Step::Assume1, Step::WatchBound2, Step::Forget},
+     "n2",
+     0},
+    {"the watch first: assuming leaves the bound pod", {Step::WatchBound2, Step::Assume1}, "n2", 0},
+    {"a second binding leaves the first assumption", {Step::Assume1, Step::Assume2}, "n1", 1},
+    {"assuming a nominated pod drops its nomination",
+     {Step::WatchNominated2, Step::Assume1},
+     "n1",
+     1},
+    {"expires once its binding finished",
+     {Step::Assume1, Step::Finish, Step::ExpireLater},
+     "",
+     0,
+     "",
+     1},
+    {"not while its binding is in progress", {Step::Assume1, Step::ExpireLater}, "n1", 1},
+    {"a confirmed pod never expires",
+     {Step::Assume1, Step::Finish, Step::WatchBound1, Step::ExpireLater},
+     "n1",
+     0},
+    {"forgetting an unknown pod does nothing", {Step::Forget}, "", 0},
+    {"the watch after an expiry brings it back",
+     {Step::Assume1, Step::Finish, Step::ExpireLater, Step::WatchBound1},
+     "n1",
+     0,
+     "",
+     1},
+};
+
+// The pod being scheduled, as its ExtenderArgs and the watch show it.
+MakePod pending() {
+  return std::move(MakePod().name("p").ns("default").uid("p").label("app", "web"));
+}
+api::Pod pendingPod() { return pending().obj(); }
+
+struct Outcome {
+  std::string node;
+  std::string nominated;
+  std::size_t expired = 0;
+};
+
+Outcome run(Cache& cache, const std::vector<Step>& steps) {
+  Outcome out;
+  for (const Step step : steps) {
+    switch (step) {
+      case Step::Assume1:
+        cache.assumePod(pendingPod(), "n1");
+        break;
+      case Step::Assume2:
+        cache.assumePod(pendingPod(), "n2");
+        break;
+      case Step::Finish:
+        cache.finishBinding("p", Clock::now() + std::chrono::seconds(30));
+        break;
+      case Step::Forget:
+        cache.forgetPod("p");
+        break;
+      case Step::WatchUnbound:
+        cache.upsertPod(pendingPod());
+        break;
+      case Step::WatchNominated2:
+        cache.upsertPod(pending().nominatedNodeName("n2").obj());
+        break;
+      case Step::WatchBound1:
+        cache.upsertPod(pending().node("n1").obj());
+        break;
+      case Step::WatchBound2:
+        cache.upsertPod(pending().node("n2").obj());
+        break;
+      case Step::WatchDeleted:
+        cache.deletePod("p");
+        break;
+      case Step::WatchSucceeded:
+        cache.upsertPod(pending().node("n1").phase("Succeeded").obj());
+        break;
+      case Step::ExpireLater:
+        out.expired += cache.cleanupAssumedPods(Clock::now() + std::chrono::hours(1)).size();
+        break;
+    }
+    cache.publish();
+  }
+  const auto snapshot = cache.snapshot();
+  for (const auto* node : snapshot->nodeInfoList()) {
+    for (const auto& pod : node->pods()) {
+      if (pod->pod().metadata.uid == "p") out.node = node->name();
+    }
+    if (!snapshot->nominatedPodsForNode(node->name()).empty()) out.nominated = node->name();
+  }
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(assumed_pods)
+
+BOOST_DATA_TEST_CASE(lifecycle, boost::unit_test::data::make(kLifecycleCases), c) {
+  Cache cache;
+  cache.upsertNode(MakeNode().name("n1").obj());
+  cache.upsertNode(MakeNode().name("n2").obj());
+  const Outcome out = run(cache, c.steps);
+  BOOST_TEST(out.node == c.wantNode);
+  BOOST_TEST(out.nominated == c.wantNominated);
+  BOOST_TEST(out.expired == c.wantExpired);
+  BOOST_TEST(cache.numAssumedPods() == c.wantAssumed);
+  BOOST_TEST(cache.numAssignedPods() == (c.wantNode.empty() ? 0u : 1u));
+}
+
+BOOST_AUTO_TEST_CASE(an_assumed_pod_counts_for_affinity_as_an_assigned_one) {
+  Cache cache;
+  cache.upsertNode(MakeNode().name("n1").obj());
+  BOOST_TEST((cache.assumePod(pendingPod(), "n1") == AssumeResult::Assumed));
+  cache.publish();
+  const auto snapshot = cache.snapshot();
+  const framework::AffinityTerm web{
+      labels::Selector::of({labels::Requirement{"app", labels::Operator::In, {"web"}}}),
+      {"default"},
+      labels::Selector::nothing(),
+      "kubernetes.io/hostname"};
+  std::vector<std::string> found;
+  snapshot->forEachPodMatching(web, [&](const framework::PodInfo& pod,
+                                        const framework::NodeInfo& node) {
+    found.push_back(pod.pod().metadata.name + "@" + node.name() + "@" + pod.pod().spec.nodeName);
+  });
+  BOOST_TEST(found == std::vector<std::string>{"p@n1@n1"});
+  BOOST_TEST((cache.assumePod(pendingPod(), "n1") == AssumeResult::AlreadyPlaced));
+}
+
+// What InFlightPods relies on: it hears of a placement it waits for only once a published
+// snapshot shows it, and of no other pod.
+class RecordingObserver final : public PlacementObserver {
+ public:
+  std::vector<std::string> awaited{"p"};
+  std::vector<std::vector<std::string>> published;
+  bool awaits(std::string_view uid) const override {
+    return std::find(awaited.begin(), awaited.end(), uid) != awaited.end();
+  }
+  void placementsPublished(const std::vector<std::string>& uids) override {
+    published.push_back(uids);
+  }
+};
+
+BOOST_AUTO_TEST_CASE(the_observer_hears_of_awaited_placements_after_their_publish) {
+  Cache cache;
+  RecordingObserver observer;
+  cache.setPlacementObserver(&observer);
+  cache.upsertNode(MakeNode().name("n1").obj());
+  cache.upsertPod(MakePod().name("other").uid("other").node("n1").obj());
+  cache.assumePod(pendingPod(), "n1");
+  BOOST_TEST(observer.published.empty());  // not visible yet
+  cache.publish();
+  BOOST_REQUIRE(observer.published.size() == 1u);
+  BOOST_TEST(observer.published[0] == std::vector<std::string>{"p"});
+  cache.upsertPod(pending().node("n1").obj());  // confirmation: no new placement
+  cache.publish();
+  BOOST_TEST(observer.published.size() == 1u);
+  cache.deletePod("p");
+  cache.publish();
+  BOOST_REQUIRE(observer.published.size() == 2u);
+  BOOST_TEST(observer.published[1] == std::vector<std::string>{"p"});
+}
+
+BOOST_AUTO_TEST_CASE(a_pod_bound_by_the_watch_is_reported_as_placed) {
+  Cache cache;
+  cache.upsertNode(MakeNode().name("n1").obj());
+  BOOST_TEST(!cache.upsertPod(pendingPod()));
+  BOOST_TEST(cache.upsertPod(pending().node("n1").obj()));
+  BOOST_TEST(!cache.upsertPod(pending().node("n1").label("v", "2").obj()));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace scheduling::cache
