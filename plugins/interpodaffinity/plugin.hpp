@@ -24,7 +24,8 @@ class InterPodAffinity final : public scheduling::framework::PreFilterPlugin,
                                public scheduling::framework::PreScorePlugin,
                                public scheduling::framework::ScorePlugin,
                                public scheduling::framework::PreFilterExtensions,
-                               public scheduling::framework::ScoreExtensions {
+                               public scheduling::framework::ScoreExtensions,
+                               public scheduling::framework::PlacementHints {
  public:
   explicit InterPodAffinity(InterPodAffinityArgs args = {}) : args_(args) {}
 
@@ -62,6 +63,14 @@ class InterPodAffinity final : public scheduling::framework::PreFilterPlugin,
   scheduling::framework::Status normalizeScore(
       const scheduling::framework::CycleState& state, const scheduling::framework::PodInfo& pod,
       std::span<scheduling::framework::NodeScore> scores) const override;
+
+  // PlacementHints (placement_hints.cpp): which placements the terms above can see.
+  bool placementChangesFilter(const scheduling::framework::PodInfo& pod,
+                              const scheduling::framework::PodInfo& placed,
+                              const scheduling::framework::SharedLister& lister) const override;
+  bool placementChangesScore(const scheduling::framework::PodInfo& pod,
+                             const scheduling::framework::PodInfo& placed,
+                             const scheduling::framework::SharedLister& lister) const override;
 
  private:
   InterPodAffinityArgs args_;

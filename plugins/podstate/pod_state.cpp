@@ -34,6 +34,11 @@ fw::Status PodState::score(const fw::CycleState& state, const fw::PodInfo& /*pod
   return {};
 }
 
+bool PodState::placementChangesScore(const fw::PodInfo& /*pod*/, const fw::PodInfo& placed,
+                                     const fw::SharedLister& /*lister*/) const {
+  return !placed.pod().status.nominatedNodeName.empty();
+}
+
 fw::Status PodState::normalizeScore(const fw::CycleState& /*state*/, const fw::PodInfo& /*pod*/,
                                     std::span<fw::NodeScore> scores) const {
   if (scores.empty()) return {};  // highest − lowest of no scores would overflow

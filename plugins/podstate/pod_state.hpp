@@ -15,7 +15,8 @@ namespace plugins::podstate {
 // favours nodes with terminating pods (capacity about to free up) and disfavours nodes that
 // pods are nominated to (capacity already promised).
 class PodState final : public scheduling::framework::ScorePlugin,
-                       public scheduling::framework::ScoreExtensions {
+                       public scheduling::framework::ScoreExtensions,
+                       public scheduling::framework::PlacementHints {
  public:
   std::string_view name() const override;
 
@@ -34,6 +35,17 @@ class PodState final : public scheduling::framework::ScorePlugin,
   scheduling::framework::Status normalizeScore(
       const scheduling::framework::CycleState& state, const scheduling::framework::PodInfo& pod,
       std::span<scheduling::framework::NodeScore> scores) const override;
+
+  // A placed pod stops counting as nominated (its nomination is dropped when it is bound),
+  // whatever the pod being scored; a placed pod never counts as terminating.
+  bool placementChangesFilter(const scheduling::framework::PodInfo&,
+                              const scheduling::framework::PodInfo&,
+                              const scheduling::framework::SharedLister&) const override {
+    return false;
+  }
+  bool placementChangesScore(const scheduling::framework::PodInfo& pod,
+                             const scheduling::framework::PodInfo& placed,
+                             const scheduling::framework::SharedLister& lister) const override;
 };
 
 }  // namespace plugins::podstate

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "scheduling/framework/cycle_state.hpp"
+#include "scheduling/framework/listers.hpp"
 #include "scheduling/framework/status.hpp"
 #include "scheduling/framework/types.hpp"
 
@@ -71,6 +72,25 @@ class ScorePlugin : public virtual Plugin {
                        std::int64_t& score) const = 0;
   // nullptr when the plugin does not normalise.
   virtual const ScoreExtensions* scoreExtensions() const = 0;
+};
+
+// Whether another pod's placement, once the extender learns of it, can change the plugin's
+// Filter verdict or Score for `pod`. kube-scheduler starts the next pod before the previous
+// one is bound, and the extender learns of a placement only at /bind or from the watch: it
+// holds a request on the pods in flight that its plugins say matter (scheduler::InFlightPods),
+// and no other. The question is upstream's queueing hint (isSchedulableAfterPodChange) asked
+// the other way round: not "may this event make a rejected pod schedulable" but "may this
+// pending placement change an answer about to be given". A false "true" costs a wait; a false
+// "false" a stale answer, so when in doubt a plugin answers true. Plugins that do not
+// implement it depend on no placement.
+class PlacementHints {
+ public:
+  virtual ~PlacementHints() = default;
+  // `placed` may be put on any node; `lister` gives namespace labels for namespaceSelectors.
+  virtual bool placementChangesFilter(const PodInfo& pod, const PodInfo& placed,
+                                      const SharedLister& lister) const = 0;
+  virtual bool placementChangesScore(const PodInfo& pod, const PodInfo& placed,
+                                     const SharedLister& lister) const = 0;
 };
 
 }  // namespace scheduling::framework

@@ -1,5 +1,6 @@
 #include "scheduling/framework/runtime/framework.hpp"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -99,6 +100,7 @@ Framework::Framework(const config::Configuration& configuration, const Registry&
       throw ConfigError(path + ".name", "plugin " + quoted(ref.name) + " does not extend filter");
     }
     filter_.push_back({plugin, dynamic_cast<const PreFilterPlugin*>(plugin.get()), filter});
+    filter_.back().hints = dynamic_cast<const PlacementHints*>(plugin.get());
   }
   for (std::size_t i = 0; i < configuration.score.size(); ++i) {
     const auto& ref = configuration.score[i];
@@ -116,6 +118,7 @@ Framework::Framework(const config::Configuration& configuration, const Registry&
     // An unset score weight is 1 (frameworkImpl.scorePluginWeight).
     const std::int64_t weight = ref.weight == 0 ? 1 : ref.weight;
     score_.push_back({plugin, dynamic_cast<const PreScorePlugin*>(plugin.get()), score, weight});
+    score_.back().hints = dynamic_cast<const PlacementHints*>(plugin.get());
   }
   parallelizer_ = std::make_unique<Parallelizer>(configuration.parallelism);
 }
@@ -134,6 +137,20 @@ void Framework::setMetricsRecorder(MetricsRecorder& recorder) {
       e.normalizeScoreDuration = &recorder.pluginDuration(name, "NormalizeScore");
     }
   }
+}
+
+bool Framework::placementChangesFilter(const PodInfo& pod, const PodInfo& placed,
+                                       const SharedLister& lister) const {
+  return std::any_of(filter_.begin(), filter_.end(), [&](const FilterEntry& e) {
+    return e.hints != nullptr && e.hints->placementChangesFilter(pod, placed, lister);
+  });
+}
+
+bool Framework::placementChangesScore(const PodInfo& pod, const PodInfo& placed,
+                                      const SharedLister& lister) const {
+  return std::any_of(score_.begin(), score_.end(), [&](const ScoreEntry& e) {
+    return e.hints != nullptr && e.hints->placementChangesScore(pod, placed, lister);
+  });
 }
 
 Status Framework::runPreFilterPlugins(CycleState& state, const PodInfo& pod,

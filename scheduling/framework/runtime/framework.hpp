@@ -23,6 +23,7 @@ struct FilterEntry {
   // Where the plugin's durations go; null until a MetricsRecorder is attached.
   DurationObserver* preFilterDuration = nullptr;
   DurationObserver* filterDuration = nullptr;
+  const PlacementHints* hints = nullptr;  // nullptr when the plugin has none
 };
 
 struct ScoreEntry {
@@ -33,6 +34,7 @@ struct ScoreEntry {
   DurationObserver* preScoreDuration = nullptr;
   DurationObserver* scoreDuration = nullptr;
   DurationObserver* normalizeScoreDuration = nullptr;
+  const PlacementHints* hints = nullptr;  // nullptr when the plugin has none
 };
 
 // Per node and per score plugin (indexed like scorePlugins()): the raw Score and the value
@@ -102,6 +104,14 @@ class Framework {
   const std::vector<ScoreEntry>& scorePlugins() const { return score_; }
   std::int32_t percentageOfNodesToScore() const { return percentageOfNodesToScore_; }
   Parallelizer& parallelizer() const { return *parallelizer_; }
+
+  // Whether placing `placed` may change what the filter plugins (for /filter and /preempt)
+  // or the score plugins (for /prioritize) say about `pod`: asks each plugin's
+  // PlacementHints; a plugin without them depends on no placement.
+  bool placementChangesFilter(const PodInfo& pod, const PodInfo& placed,
+                              const SharedLister& lister) const;
+  bool placementChangesScore(const PodInfo& pod, const PodInfo& placed,
+                             const SharedLister& lister) const;
 
   // RunPreFilterPlugins: Skip marks the plugin skipped for Filter and AddPod/RemovePod;
   // UnschedulableAndUnresolvable returns at once; Unschedulable is remembered while the
