@@ -61,6 +61,10 @@ Candidates resolve(const framework::SharedLister& snapshot, const api::ExtenderA
 
 PodInfo incomingPod(const api::Pod& pod) { return PodInfo(std::make_shared<const api::Pod>(pod)); }
 
+framework::PodInfoPtr sharedIncomingPod(const api::Pod& pod) {
+  return std::make_shared<const PodInfo>(std::make_shared<const api::Pod>(pod));
+}
+
 std::string podKey(const api::Pod& pod) { return pod.metadata.ns + "/" + pod.metadata.name; }
 
 // The outcome of PreFilter + Filter over the known candidates.
@@ -176,8 +180,31 @@ Status scoreNodes(const framework::runtime::Framework& fw, CycleState& state, co
 }  // namespace
 
 Scheduler::Scheduler(std::shared_ptr<framework::runtime::Framework> framework,
-                     std::shared_ptr<const cache::Cache> cache)
-    : framework_(std::move(framework)), cache_(std::move(cache)) {}
+                     std::shared_ptr<const cache::Cache> cache, InFlightPods* inFlight)
+    : framework_(std::move(framework)), cache_(std::move(cache)), inFlight_(inFlight) {}
+
+void Scheduler::whenInFlightSettled(Verb verb, const api::Pod& pod,
+                                    InFlightPods::Proceed proceed) const {
+  const auto snapshot = cache_->snapshot();
+  if (inFlight_ == nullptr || !snapshot) return proceed({});
+  std::optional<PodInfo> incoming;  // parsed only if some pod is in flight
+  inFlight_->whenSettled(
+      pod.metadata.uid,
+      [&](const PodInfo& placed) {
+        if (!incoming) incoming.emplace(std::make_shared<const api::Pod>(pod));
+        return verb == Verb::Prioritize
+                   ? framework_->placementChangesScore(*incoming, placed, *snapshot)
+                   : framework_->placementChangesFilter(*incoming, placed, *snapshot);
+      },
+      std::move(proceed));
+}
+
+void Scheduler::track(framework::PodInfoPtr pod) const {
+  // A pod without a UID cannot be bound by /bind, and a bound one is no longer pending.
+  if (inFlight_ == nullptr || pod->pod().metadata.uid.empty() || !pod->pod().spec.nodeName.empty())
+    return;
+  inFlight_->track(std::move(pod));
+}
 
 CycleState Scheduler::newCycle(std::shared_ptr<const framework::SharedLister> snapshot) const {
   CycleState state(std::move(snapshot));
@@ -198,11 +225,11 @@ api::ExtenderFilterResult Scheduler::filter(const api::ExtenderArgs& args) {
     return result;
   }
   const Candidates c = resolve(*snapshot, args);
-  const PodInfo pod = incomingPod(args.pod);
+  const framework::PodInfoPtr pod = sharedIncomingPod(args.pod);
   CycleState state = newCycle(snapshot);
 
   const std::int64_t start = nextStartNodeIndex_.load();
-  FilterRun run = runFilter(*framework_, state, pod, c, start, /*trace=*/false);
+  FilterRun run = runFilter(*framework_, state, *pod, c, start, /*trace=*/false);
   if (!c.known.empty() && run.preFilter.isSuccess()) {
     nextStartNodeIndex_.store((start % static_cast<std::int64_t>(c.known.size()) + run.processed) %
                               static_cast<std::int64_t>(c.known.size()));
@@ -233,6 +260,8 @@ api::ExtenderFilterResult Scheduler::filter(const api::ExtenderArgs& args) {
     }
   }
   result.error = run.errorMessage();
+  const bool anyFeasible = args.nodes ? !result.nodes->empty() : !result.nodeNames->empty();
+  if (anyFeasible && result.error.empty()) track(pod);
   return result;
 }
 
@@ -241,14 +270,15 @@ Status Scheduler::prioritize(const api::ExtenderArgs& args, api::HostPriorityLis
   std::shared_ptr<const framework::SharedLister> snapshot = cache_->snapshot();
   if (!snapshot) return Status::error(kNotLoaded);
   const Candidates c = resolve(*snapshot, args);
-  const PodInfo pod = incomingPod(args.pod);
+  const framework::PodInfoPtr pod = sharedIncomingPod(args.pod);
   CycleState state = newCycle(snapshot);
 
   framework::runtime::NodePluginScores scores;
   std::vector<std::int64_t> extenderScores;
-  if (Status s = scoreNodes(*framework_, state, pod, c.known, scores, extenderScores);
+  if (Status s = scoreNodes(*framework_, state, *pod, c.known, scores, extenderScores);
       !s.isSuccess())
     return s;
+  if (!c.known.empty()) track(pod);
   out.reserve(c.names.size());
   std::size_t k = 0;
   for (std::size_t i = 0; i < c.names.size(); ++i) {

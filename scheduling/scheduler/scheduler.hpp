@@ -10,6 +10,7 @@
 #include "scheduling/cache/cache.hpp"
 #include "scheduling/framework/runtime/framework.hpp"
 #include "scheduling/framework/status.hpp"
+#include "scheduling/scheduler/in_flight_pods.hpp"
 
 namespace scheduling {
 
@@ -43,14 +44,25 @@ struct Explanation {
   std::string error;                   // the framework failed (Error status)
 };
 
+// The extender verbs whose answers a placement in flight can change.
+enum class Verb { Filter, Prioritize, Preempt };
+
 // Runs kube-scheduler's scheduling steps for extender requests (schedule_one.go:
 // findNodesThatPassFilters, prioritizeNodes; preemption's victim check) over the nodes a
 // request names and the cache's latest snapshot. Thread-safe: requests run concurrently,
 // sharing only the rotating start index.
+//
+// With `inFlight`, a pod that /filter finds a feasible node for, or that /prioritize scores,
+// is in flight until its placement is known, and whenInFlightSettled holds the requests its
+// placement can change.
 class Scheduler {
  public:
   Scheduler(std::shared_ptr<framework::runtime::Framework> framework,
-            std::shared_ptr<const cache::Cache> cache);
+            std::shared_ptr<const cache::Cache> cache, InFlightPods* inFlight = nullptr);
+
+  // Calls `proceed` once no pod in flight can change what `verb` answers for `pod` (see
+  // InFlightPods::whenSettled): at once, in this call, when none can.
+  void whenInFlightSettled(Verb verb, const api::Pod& pod, InFlightPods::Proceed proceed) const;
 
   // PreFilter + Filter with sampling; advances the rotating start index.
   api::ExtenderFilterResult filter(const api::ExtenderArgs& args);
@@ -67,7 +79,11 @@ class Scheduler {
   framework::CycleState newCycle(std::shared_ptr<const framework::SharedLister> snapshot) const;
 
   std::shared_ptr<framework::runtime::Framework> framework_;
+  // After an answer that lets kube-scheduler place the pod.
+  void track(framework::PodInfoPtr pod) const;
+
   std::shared_ptr<const cache::Cache> cache_;
+  InFlightPods* inFlight_;
   std::atomic<std::int64_t> nextStartNodeIndex_{0};
 };
 
