@@ -8,8 +8,8 @@
 #include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/error.hpp>
-#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <stdexcept>
 
@@ -114,18 +114,24 @@ net::awaitable<void> ApiConnection::connect(std::chrono::seconds timeout) {
   open_ = true;
 }
 
-net::awaitable<void> ApiConnection::send(const std::string& target, std::chrono::seconds timeout) {
+net::awaitable<void> ApiConnection::send(http::verb method, const std::string& target,
+                                         const std::string& body, std::chrono::seconds timeout) {
   // An answer not read to its end (a watch given up on, a list that failed to decode) leaves
   // the connection mid-body: only a new connection can carry the next request.
   if (answer_) close();
   answer_.reset();
   if (!open_) co_await connect(timeout);
-  http::request<http::empty_body> request{http::verb::get, config_.basePath + target, 11};
+  http::request<http::string_body> request{method, config_.basePath + target, 11};
   request.set(http::field::host, config_.host);
   request.set(http::field::user_agent, "scheduler-extender");
   request.set(http::field::accept, "application/json");
   if (const std::string token = tokens_.token(); !token.empty()) {
     request.set(http::field::authorization, "Bearer " + token);
+  }
+  if (method != http::verb::get) {
+    request.set(http::field::content_type, "application/json");
+    request.body() = body;
+    request.prepare_payload();
   }
   request.keep_alive(true);
   tcp().expires_after(timeout);
@@ -134,26 +140,43 @@ net::awaitable<void> ApiConnection::send(const std::string& target, std::chrono:
   });
 }
 
+net::awaitable<http::status> ApiConnection::readHeader() {
+  answer_.emplace();
+  answer_->body_limit(boost::none);  // a watch runs for minutes; a list is read in pieces
+  co_await onStream(plain_, secure_, [&](auto& stream) {
+    return http::async_read_header(stream, buffer_, *answer_, use_awaitable);
+  });
+  lastUsed_ = std::chrono::steady_clock::now();
+  const auto status = answer_->get().result();
+  // A rotated service-account token: read the file again rather than wait for the periodic
+  // refresh.
+  if (status == http::status::unauthorized) tokens_.expire();
+  co_return status;
+}
+
 net::awaitable<http::status> ApiConnection::get(std::string target, std::chrono::seconds timeout) {
   for (int attempt = 0;; ++attempt) {
     const bool reused = open_;
     try {
-      co_await send(target, timeout);
-      answer_.emplace();
-      answer_->body_limit(boost::none);  // a watch runs for minutes; a list is read in pieces
-      co_await onStream(plain_, secure_, [&](auto& stream) {
-        return http::async_read_header(stream, buffer_, *answer_, use_awaitable);
-      });
-      const auto status = answer_->get().result();
-      // A rotated service-account token: read the file again rather than wait for the
-      // periodic refresh.
-      if (status == http::status::unauthorized) tokens_.expire();
-      co_return status;
+      co_await send(http::verb::get, target, {}, timeout);
+      co_return co_await readHeader();
     } catch (const boost::system::system_error&) {
       close();
       // The server may close an idle kept-alive connection just as we use it.
       if (!reused || attempt > 0) throw;
     }
+  }
+}
+
+net::awaitable<http::status> ApiConnection::post(std::string target, std::string body,
+                                                 std::chrono::seconds timeout) {
+  if (open_ && std::chrono::steady_clock::now() - lastUsed_ > kMaxIdleReuse) close();
+  try {
+    co_await send(http::verb::post, target, body, timeout);
+    co_return co_await readHeader();
+  } catch (const boost::system::system_error&) {
+    close();
+    throw;
   }
 }
 

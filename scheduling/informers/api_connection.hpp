@@ -46,6 +46,14 @@ class ApiConnection {
   // token source read its file again.
   boost::asio::awaitable<http::status> get(std::string target, std::chrono::seconds timeout);
 
+  // POST a JSON `body` to `target` and read the answer's header within `timeout`; its body
+  // follows with readSome. A POST is not repeated once it may have reached the server (as
+  // Go's http.Transport, only when nothing was written), so a connection idle for longer
+  // than kMaxIdleReuse, which the server may have closed meanwhile, is replaced first.
+  boost::asio::awaitable<http::status> post(std::string target, std::string body,
+                                            std::chrono::seconds timeout);
+  static constexpr std::chrono::seconds kMaxIdleReuse{15};
+
   // Appends the next bytes of the answer's body to `out` (possibly none, after a chunk
   // header). Returns false once the body has ended (what this call appended still counts).
   // Fails with beast::error::timeout when nothing arrived within `idle`: a stalled stream.
@@ -59,7 +67,9 @@ class ApiConnection {
 
  private:
   boost::asio::awaitable<void> connect(std::chrono::seconds timeout);
-  boost::asio::awaitable<void> send(const std::string& target, std::chrono::seconds timeout);
+  boost::asio::awaitable<void> send(http::verb method, const std::string& target,
+                                    const std::string& body, std::chrono::seconds timeout);
+  boost::asio::awaitable<http::status> readHeader();
   boost::beast::tcp_stream& tcp();
 
   boost::asio::any_io_executor executor_;
@@ -70,6 +80,7 @@ class ApiConnection {
   std::optional<boost::beast::tcp_stream> plain_;
   std::optional<boost::beast::ssl_stream<boost::beast::tcp_stream>> secure_;
   bool open_ = false;
+  std::chrono::steady_clock::time_point lastUsed_{};  // when the last answer began
   boost::beast::flat_buffer buffer_;
   std::optional<http::response_parser<http::buffer_body>> answer_;  // the answer being read
   std::vector<char> chunk_;  // readSome's buffer, kept between reads

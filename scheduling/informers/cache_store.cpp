@@ -14,12 +14,19 @@ std::string keyOf(const api::Pod& pod) {
 std::string keyOf(const api::Node& node) { return node.name; }
 std::string keyOf(const api::Namespace& ns) { return ns.name; }
 
-void upsertInto(cache::Cache& cache, api::Pod&& pod) {
+// Returns whether a pod got a node.
+bool upsertInto(cache::Cache& cache, api::Pod&& pod) {
   if (pod.metadata.uid.empty()) pod.metadata.uid = keyOf(pod);
-  cache.upsertPod(std::move(pod));
+  return cache.upsertPod(std::move(pod));
 }
-void upsertInto(cache::Cache& cache, api::Node&& node) { cache.upsertNode(std::move(node)); }
-void upsertInto(cache::Cache& cache, api::Namespace&& ns) { cache.upsertNamespace(std::move(ns)); }
+bool upsertInto(cache::Cache& cache, api::Node&& node) {
+  cache.upsertNode(std::move(node));
+  return false;
+}
+bool upsertInto(cache::Cache& cache, api::Namespace&& ns) {
+  cache.upsertNamespace(std::move(ns));
+  return false;
+}
 
 template <typename T>
 void removeFrom(cache::Cache& cache, const std::string& key);
@@ -41,7 +48,7 @@ void removeFrom<api::Namespace>(cache::Cache& cache, const std::string& key) {
 template <typename T>
 void CacheStore<T>::upsert(T&& object) {
   keys_.insert(keyOf(object));
-  upsertInto(cache_, std::move(object));
+  if (upsertInto(cache_, std::move(object))) placed_ = true;
 }
 
 template <typename T>

@@ -30,9 +30,21 @@ class CacheStore {
 
   void apply(api::json::WatchEventType type, T&& object);
 
-  // Makes what was applied visible to requests: within the throttle's interval, or now.
-  void publishSoon() { publisher_.changed(); }
-  void publishNow() { publisher_.publishNow(); }
+  // Makes what was applied visible to requests: within the throttle's interval, or now. A
+  // pod that just got a node is published without waiting out the interval (once what this
+  // read delivered is applied): the next scheduling cycle may depend on it.
+  void publishSoon() {
+    if (placed_) {
+      placed_ = false;
+      publisher_.changedUrgently();
+    } else {
+      publisher_.changed();
+    }
+  }
+  void publishNow() {
+    placed_ = false;
+    publisher_.publishNow();
+  }
 
   std::size_t size() const { return keys_.size(); }
 
@@ -44,6 +56,7 @@ class CacheStore {
   PublishThrottle& publisher_;
   std::unordered_set<std::string> keys_;    // objects held in the cache
   std::unordered_set<std::string> listed_;  // objects seen by the list in progress
+  bool placed_ = false;                     // a pod got a node since the last publishSoon
 };
 
 }  // namespace scheduling::informers

@@ -1,6 +1,7 @@
 #include "scheduling/informers/publish_throttle.hpp"
 
 #include <algorithm>
+#include <boost/asio/post.hpp>
 
 namespace scheduling::informers {
 
@@ -19,6 +20,16 @@ void PublishThrottle::changed() {
   });
 }
 
+void PublishThrottle::changedUrgently() {
+  if (urgent_) return;
+  urgent_ = true;
+  boost::asio::post(timer_.get_executor(), [this] {
+    if (!urgent_) return;  // publishNow() came first
+    timer_.cancel();
+    publish();
+  });
+}
+
 void PublishThrottle::publishNow() {
   timer_.cancel();
   publish();
@@ -26,6 +37,7 @@ void PublishThrottle::publishNow() {
 
 void PublishThrottle::publish() {
   pending_ = false;
+  urgent_ = false;
   cache_.publish();
   lastPublish_ = boost::asio::steady_timer::clock_type::now();
 }

@@ -24,6 +24,11 @@ class PublishThrottle {
   // from the executor (never from within this call).
   void changed();
 
+  // Something requests may be waiting for was applied (a pod got a node): publish it as
+  // soon as the executor is free again, i.e. once the caller has applied the rest of what
+  // it is applying, without waiting out the interval.
+  void changedUrgently();
+
   // Publish now (a list is complete: readiness may follow at once).
   void publishNow();
 
@@ -35,6 +40,7 @@ class PublishThrottle {
   boost::asio::steady_timer timer_;
   boost::asio::steady_timer::time_point lastPublish_{};
   bool pending_ = false;
+  bool urgent_ = false;  // a changedUrgently() publish is posted
 };
 
 }  // namespace scheduling::informers
