@@ -66,6 +66,19 @@ struct ExtenderFilterResult {
   std::string error;
 };
 
+// ExtenderBindingArgs: what kube-scheduler's bindVerb call names; the pod itself is not sent.
+struct ExtenderBindingArgs {
+  std::string podName;
+  std::string podNamespace;
+  std::string podUID;
+  std::string node;
+};
+
+// ExtenderBindingResult: an empty error means the pod is bound.
+struct ExtenderBindingResult {
+  std::string error;
+};
+
 struct HostPriority {
   std::string host;
   std::int64_t score = 0;

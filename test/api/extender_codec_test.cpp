@@ -585,6 +585,44 @@ BOOST_AUTO_TEST_CASE(RejectsBadPreemptionArgs) {
   BOOST_TEST(preemptionDecodeError(R"({"Pod":{},"NodeNameToVictims":{"n1":null}})") == "<decoded>");
 }
 
+BOOST_AUTO_TEST_CASE(DecodesBindingArgsInAnyCase) {
+  const ExtenderBindingArgs args = decodeExtenderBindingArgs(
+      R"({"PodName":"web-3","podnamespace":"shop","PODUID":"u-1","node":"node-a2","Extra":1})");
+  BOOST_TEST(args.podName == "web-3");
+  BOOST_TEST(args.podNamespace == "shop");
+  BOOST_TEST(args.podUID == "u-1");
+  BOOST_TEST(args.node == "node-a2");
+}
+
+BOOST_AUTO_TEST_CASE(RejectsBindingArgsThatNameNoPodOrNode) {
+  const auto error = [](const std::string& body) -> std::string {
+    try {
+      decodeExtenderBindingArgs(body);
+    } catch (const DecodeError& e) {
+      return e.what();
+    }
+    return "<decoded>";
+  };
+  BOOST_TEST(error(R"({"PodNamespace":"s","PodUID":"u","Node":"n"})") ==
+             "PodName: missing or empty");
+  BOOST_TEST(error(R"({"PodName":"p","PodNamespace":"s","PodUID":"u","Node":""})") ==
+             "Node: missing or empty");
+  BOOST_TEST(error(R"({"PodName":"p","PodNamespace":"s","PodUID":null,"Node":"n"})") ==
+             "PodUID: missing or empty");
+  BOOST_TEST(error(R"({"PodName":7,"PodNamespace":"s","PodUID":"u","Node":"n"})") ==
+             "PodName: expected a string");
+  BOOST_TEST(error(R"({"PodName":"../../nodes","PodNamespace":"s","PodUID":"u","Node":"n"})") ==
+             "PodName: not a valid object name (lower-case letters, digits, '-' and '.')");
+  BOOST_TEST(error("null") == "PodName: missing or empty");
+  BOOST_TEST(error("[]") == "expected an object at the top level");
+}
+
+BOOST_AUTO_TEST_CASE(EncodesBindingResult) {
+  BOOST_TEST(encode(ExtenderBindingResult{}) == R"({"Error":""})");
+  BOOST_TEST(encode(ExtenderBindingResult{"pod \"p\" not found"}) ==
+             R"({"Error":"pod \"p\" not found"})");
+}
+
 BOOST_AUTO_TEST_CASE(EncodesFilterResultWithNodeNames) {
   ExtenderFilterResult result;
   result.nodeNames = std::vector<std::string>{"n1", "n\xc3\xa9"};

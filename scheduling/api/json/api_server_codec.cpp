@@ -147,6 +147,13 @@ T decodeListItem(std::string_view text, std::size_t index) {
   return object;
 }
 
+template <typename T>
+T decodeObject(std::string_view text) {
+  T object;
+  decodeInto(text, objectSchema<T>(), object, "");
+  return object;
+}
+
 ListMeta decodeListMeta(std::string_view envelope) {
   ListMeta meta;
   decodeInto(envelope, kListEnvelope, meta);
@@ -180,6 +187,7 @@ Status decodeStatus(std::string_view body) {
 template Pod decodeListItem<Pod>(std::string_view, std::size_t);
 template Node decodeListItem<Node>(std::string_view, std::size_t);
 template Namespace decodeListItem<Namespace>(std::string_view, std::size_t);
+template Pod decodeObject<Pod>(std::string_view);
 template WatchEvent<Pod> decodeWatchEvent<Pod>(std::string_view);
 template WatchEvent<Node> decodeWatchEvent<Node>(std::string_view);
 template WatchEvent<Namespace> decodeWatchEvent<Namespace>(std::string_view);

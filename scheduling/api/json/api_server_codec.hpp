@@ -46,6 +46,10 @@ struct WatchEvent {
 template <typename T>
 T decodeListItem(std::string_view text, std::size_t index);
 
+// Decodes the answer to a GET of one object (GET /api/v1/namespaces/{ns}/pods/{name}).
+template <typename T>
+T decodeObject(std::string_view text);
+
 // Decodes the metadata of a list answer; its items, if any, are not read.
 ListMeta decodeListMeta(std::string_view envelope);
 

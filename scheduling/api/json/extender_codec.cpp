@@ -3,6 +3,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "scheduling/api/decode_error.hpp"
@@ -148,6 +149,17 @@ constexpr Field kPreemptionArgsFields[] = {
 constexpr Schema kPreemptionArgs{
     .type = SchemaType::Object, .expected = "an object", .fields = kPreemptionArgsFields};
 
+// --- ExtenderBindingArgs ---
+
+constexpr Field kBindingArgsFields[] = {
+    field<&ExtenderBindingArgs::podName>("PodName", kString),
+    field<&ExtenderBindingArgs::podNamespace>("PodNamespace", kString),
+    field<&ExtenderBindingArgs::podUID>("PodUID", kString),
+    field<&ExtenderBindingArgs::node>("Node", kString),
+};
+constexpr Schema kBindingArgs{
+    .type = SchemaType::Object, .expected = "an object", .fields = kBindingArgsFields};
+
 // --- encoding ---
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
@@ -234,6 +246,35 @@ ExtenderArgs decodeExtenderArgs(std::string_view body) {
 
 ExtenderPreemptionArgs decodeExtenderPreemptionArgs(std::string_view body) {
   return decodeRequest<ExtenderPreemptionArgs>(body, kPreemptionArgs);
+}
+
+ExtenderBindingArgs decodeExtenderBindingArgs(std::string_view body) {
+  ExtenderBindingArgs args;
+  const Field document{"", &kBindingArgs, &schema::self, &schema::resetSelf<ExtenderBindingArgs>};
+  Input in(body);
+  Decoder(in, {}).decode(document, &args);
+  const std::pair<std::string_view, const std::string*> required[] = {
+      {"PodName", &args.podName},
+      {"PodNamespace", &args.podNamespace},
+      {"PodUID", &args.podUID},
+      {"Node", &args.node}};
+  for (const auto& [name, value] : required) {
+    if (value->empty()) throw DecodeError(std::string(name), "missing or empty");
+  }
+  // They go into an API server path: only what a Kubernetes object name may hold (a DNS
+  // subdomain: lower-case letters, digits, '-' and '.').
+  for (const auto& [name, value] : required) {
+    if (name == "PodUID") continue;
+    const bool valid =
+        value->size() <= 253 && std::all_of(value->begin(), value->end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+        });
+    if (!valid) {
+      throw DecodeError(std::string(name),
+                        "not a valid object name (lower-case letters, digits, '-' and '.')");
+    }
+  }
+  return args;
 }
 
 std::optional<SentNode> decodeSentNode(std::string_view text) {
@@ -335,6 +376,16 @@ std::string encode(const ExtenderPreemptionResult& result) {
     w.EndObject();
   }
   w.EndObject();
+  w.EndObject();
+  return take(buffer);
+}
+
+std::string encode(const ExtenderBindingResult& result) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  w.Key("Error");
+  writeString(w, result.error);
   w.EndObject();
   return take(buffer);
 }

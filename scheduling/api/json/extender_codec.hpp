@@ -14,6 +14,9 @@ namespace scheduling::api::json {
 // `body` must outlive the result: SentNode::raw points into it.
 ExtenderArgs decodeExtenderArgs(std::string_view body);
 ExtenderPreemptionArgs decodeExtenderPreemptionArgs(std::string_view body);
+// Every member is required and must be a non-empty string: a binding that names no pod or no
+// node is bad input, not an API server refusal.
+ExtenderBindingArgs decodeExtenderBindingArgs(std::string_view body);
 
 // Decodes the item of ExtenderArgs.Nodes.items that `text` starts with (at its '{') as
 // decodeExtenderArgs decodes each item, and stops after it: what follows is not read. Empty
@@ -25,5 +28,6 @@ std::optional<SentNode> decodeSentNode(std::string_view text);
 std::string encode(const ExtenderFilterResult& result);
 std::string encode(const HostPriorityList& priorities);
 std::string encode(const ExtenderPreemptionResult& result);
+std::string encode(const ExtenderBindingResult& result);
 
 }  // namespace scheduling::api::json

@@ -1,0 +1,188 @@
+#include "scheduling/binding/binder.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/http/status.hpp>
+
+#include "scheduling/api/decode_error.hpp"
+#include "scheduling/api/json/api_server_codec.hpp"
+
+namespace scheduling::binding {
+
+namespace net = boost::asio;
+namespace http = boost::beast::http;
+using Clock = std::chrono::steady_clock;
+
+std::string_view resultName(BindResult result) {
+  switch (result) {
+    case BindResult::Bound:
+      return "bound";
+    case BindResult::Conflict:
+      return "conflict";
+    case BindResult::NotFound:
+      return "not_found";
+    case BindResult::Rejected:
+      return "rejected";
+    case BindResult::Unreachable:
+      return "unreachable";
+  }
+  return "rejected";
+}
+
+namespace {
+
+// The API server's own words: the Status message of its answer, else the answer itself.
+std::string describe(const ApiAnswer& answer) {
+  if (answer.status == 0) return "API server unreachable: " + answer.failure;
+  const auto status = static_cast<http::status>(answer.status);
+  std::string text = "API server answered " + std::to_string(answer.status) + " " +
+                     std::string(http::obsolete_reason(status));
+  std::string message;
+  try {
+    message = api::json::decodeStatus(answer.body).message;
+  } catch (const api::DecodeError&) {
+    constexpr std::size_t kQuoted = 200;
+    message = answer.body.substr(0, kQuoted);
+  }
+  return message.empty() ? text : text + ": " + message;
+}
+
+BindResult classify(const ApiAnswer& answer) {
+  if (answer.status == 0) return BindResult::Unreachable;
+  if (answer.status == 200 || answer.status == 201) return BindResult::Bound;
+  if (answer.status == 409) return BindResult::Conflict;
+  if (answer.status == 404) return BindResult::NotFound;
+  return BindResult::Rejected;
+}
+
+}  // namespace
+
+Binder::Binder(informers::ClientConfig config, cache::Cache& cache, InFlightPods& inFlight,
+               BindingObserver& observer, BinderOptions options)
+    : config_(std::move(config)),
+      cache_(cache),
+      inFlight_(inFlight),
+      observer_(observer),
+      options_(options),
+      tokens_(std::make_unique<informers::TokenSource>(config_)),
+      client_(std::make_unique<BindingClient>(
+          io_.get_executor(), config_,
+          config_.https ? informers::makeClientTlsContext(config_) : nullptr, *tokens_,
+          options.requestTimeout)),
+      cleanup_(io_) {}
+
+Binder::~Binder() { stop(); }
+
+void Binder::start() {
+  scheduleCleanup();
+  thread_ = std::thread([this] { io_.run(); });
+}
+
+void Binder::stop() {
+  if (!thread_.joinable()) return;
+  net::post(io_, [this] {
+    cleanup_.cancel();
+    client_->close();
+    io_.stop();
+  });
+  thread_.join();
+}
+
+void Binder::bind(api::ExtenderBindingArgs args, Done done) {
+  net::post(io_, [this, args = std::move(args), done = std::move(done)]() mutable {
+    begin(std::move(args), std::move(done));
+  });
+}
+
+void Binder::begin(api::ExtenderBindingArgs args, Done done) {
+  if (auto it = inProgress_.find(args.podUID); it != inProgress_.end()) {
+    if (it->second.node == args.node) {
+      it->second.waiting.push_back(std::move(done));
+    } else {
+      done({"pod " + args.podNamespace + "/" + args.podName + " is being bound to node " +
+            it->second.node + " by an earlier request"});
+    }
+    return;
+  }
+  inProgress_[args.podUID] = Binding{args.node, {std::move(done)}};
+  net::co_spawn(io_, run(std::move(args)), net::detached);
+}
+
+net::awaitable<void> Binder::run(api::ExtenderBindingArgs args) {
+  const auto start = Clock::now();
+  const Outcome outcome = co_await bindPod(args);
+  observer_.bindingDone(args, outcome.result, outcome.error, Clock::now() - start);
+  const auto it = inProgress_.find(args.podUID);
+  const std::vector<Done> waiting = std::move(it->second.waiting);
+  inProgress_.erase(it);
+  for (const auto& done : waiting) done({outcome.error});
+}
+
+net::awaitable<Binder::Outcome> Binder::bindPod(const api::ExtenderBindingArgs& args) {
+  const std::string what =
+      "binding pod " + args.podNamespace + "/" + args.podName + " to node " + args.node + ": ";
+  api::Pod pod;
+  if (Outcome found = co_await podToAssume(args, pod); !found.error.empty()) {
+    inFlight_.settle(args.podUID);
+    co_return Outcome{found.result, what + found.error};
+  }
+  // Requests from here on count the pod on the node; those held for it go on (the cache tells
+  // InFlightPods once the snapshot is published).
+  const bool assumed = cache_.assumePod(std::move(pod), args.node) == cache::AssumeResult::Assumed;
+  if (assumed) cache_.publish();
+
+  const ApiAnswer answer =
+      co_await client_->createBinding(args.podNamespace, args.podName, args.podUID, args.node);
+  const BindResult result = classify(answer);
+  if (result == BindResult::Bound) {
+    if (assumed) cache_.finishBinding(args.podUID, Clock::now() + options_.assumedPodTtl);
+    co_return Outcome{};
+  }
+  if (assumed) {
+    cache_.forgetPod(args.podUID);
+    cache_.publish();
+  }
+  inFlight_.settle(args.podUID);
+  co_return Outcome{result, what + describe(answer)};
+}
+
+net::awaitable<Binder::Outcome> Binder::podToAssume(const api::ExtenderBindingArgs& args,
+                                                    api::Pod& pod) {
+  // Nearly always the pod of the /filter or /prioritize just answered. Otherwise (another
+  // replica answered them, or this process restarted since) the API server has it.
+  if (const auto tracked = inFlight_.find(args.podUID)) {
+    pod = tracked->pod();
+  } else {
+    const ApiAnswer answer = co_await client_->getPod(args.podNamespace, args.podName);
+    if (answer.status != 200)
+      co_return Outcome{classify(answer), "reading the pod: " + describe(answer)};
+    try {
+      pod = api::json::decodeObject<api::Pod>(answer.body);
+    } catch (const api::DecodeError& e) {
+      co_return Outcome{BindResult::Rejected, std::string("reading the pod: ") + e.what()};
+    }
+  }
+  if (pod.metadata.uid != args.podUID || pod.metadata.name != args.podName ||
+      pod.metadata.ns != args.podNamespace) {
+    co_return Outcome{BindResult::Conflict, "PodUID " + args.podUID + " is pod " + pod.metadata.ns +
+                                                "/" + pod.metadata.name + " with UID " +
+                                                pod.metadata.uid + " (deleted and created again?)"};
+  }
+  co_return Outcome{};
+}
+
+void Binder::scheduleCleanup() {
+  cleanup_.expires_after(options_.cleanupPeriod);
+  cleanup_.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;  // stopping
+    const auto expired = cache_.cleanupAssumedPods(Clock::now());
+    if (!expired.empty()) {
+      cache_.publish();
+      observer_.assumptionsExpired(expired);
+    }
+    scheduleCleanup();
+  });
+}
+
+}  // namespace scheduling::binding
