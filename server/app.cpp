@@ -14,10 +14,13 @@
 #include <thread>
 
 #include "plugins/registry.hpp"
+#include "scheduling/binding/binder.hpp"
 #include "scheduling/config/configuration.hpp"
 #include "scheduling/framework/runtime/framework.hpp"
+#include "scheduling/scheduler/in_flight_pods.hpp"
 #include "scheduling/sources/api_source.hpp"
 #include "scheduling/sources/file_source.hpp"
+#include "server/binding_reporter.hpp"
 #include "server/http_server.hpp"
 #include "server/informer_reporter.hpp"
 #include "server/logging.hpp"
@@ -161,33 +164,47 @@ int serve(const Options& options) {
   const auto apiServer = checkClusterSource(options);
 
   auto cache = std::make_shared<scheduling::cache::Cache>();
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Framework work, and held requests when they go on; the server joins it when it stops.
+  boost::asio::thread_pool compute(static_cast<std::size_t>(cpus));
+  // Only a live cluster can tell where a pod in flight went: with a file nothing is held.
+  scheduling::InFlightPods inFlight(
+      compute.get_executor(), apiServer ? options.inFlightWait : std::chrono::milliseconds(0));
+  if (apiServer) cache->setPlacementObserver(&inFlight);
   Metrics metrics;  // outlives the scheduler, whose plugins report to it
   framework->setMetricsRecorder(metrics);
-  scheduling::Scheduler scheduler(framework, cache);
+  scheduling::Scheduler scheduler(framework, cache, apiServer ? &inFlight : nullptr);
   std::atomic<bool> fileLoaded{false};
   InformerReporter informerReporter(metrics);
+  BindingReporter bindingReporter(metrics);
   // Built before the server starts, since readiness asks it; its informers start later.
   std::unique_ptr<scheduling::sources::ApiSource> apiSource;
+  std::unique_ptr<scheduling::binding::Binder> binder;
   if (apiServer) {
     try {
       apiSource = std::make_unique<scheduling::sources::ApiSource>(
           *apiServer, *cache, informerReporter, scheduling::informers::ReflectorOptions{},
           [] { SX_LOG_INFO << "ready: namespaces, nodes and pods listed"; });
+      scheduling::binding::BinderOptions binderOptions;
+      binderOptions.assumedPodTtl = options.assumedPodTtl;
+      binder = std::make_unique<scheduling::binding::Binder>(*apiServer, *cache, inFlight,
+                                                             bindingReporter, binderOptions);
     } catch (const std::runtime_error& e) {
       throw Fatal{e.what()};
     }
   }
   std::atomic<bool> draining{false};
 
-  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   HttpServerOptions serverOptions{
       options.listenHost, options.listenPort,    options.maxBodyBytes, 2, cpus,
       loadTls(options),   options.maxConnections};
   const bool mutualTls = serverOptions.tls && serverOptions.tls->requiresClientCertificate();
-  HttpServer server(serverOptions,
-                    Router({scheduler, *cache, metrics,
-                            [&] { return apiSource ? apiSource->synced() : fileLoaded.load(); },
-                            [&draining] { return draining.load(); }, mutualTls}));
+  HttpServer server(
+      serverOptions,
+      Router({scheduler, *cache, metrics,
+              [&] { return apiSource ? apiSource->synced() : fileLoaded.load(); },
+              [&draining] { return draining.load(); }, mutualTls, binder.get(), &inFlight}),
+      compute);
   try {
     server.start();
   } catch (const boost::system::system_error& e) {
@@ -206,6 +223,11 @@ int serve(const Options& options) {
                 << apiServer->host << ":" << apiServer->port << " (" << apiServer->origin
                 << "); ready once namespaces, nodes and pods are listed";
     apiSource->start();
+    binder->start();
+    SX_LOG_INFO << "binding through the API server for /bind; a request waits at most "
+                << options.inFlightWait.count() << "ms for a pod in flight that can change its "
+                << "answer; assumed pods expire after " << options.assumedPodTtl.count()
+                << "ms unconfirmed";
   } else {
     loadClusterState(options, *cache);
     fileLoaded.store(true);
@@ -217,11 +239,14 @@ int serve(const Options& options) {
   SX_LOG_INFO << "received " << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
               << ", draining in-flight requests";
   draining.store(true);
+  inFlight.releaseAll();  // held requests answer now, with what the cache knows
   const std::size_t unanswered = server.drain(std::chrono::seconds(options.shutdownGraceSeconds));
   if (unanswered > 0) {
     SX_LOG_WARNING << unanswered << " request(s) unanswered when the grace period ran out";
   }
   if (apiSource) apiSource->stop();
+  if (binder) binder->stop();
+  cache->setPlacementObserver(nullptr);
   SX_LOG_INFO << "stopped";
   return 0;
 }

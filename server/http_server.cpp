@@ -15,11 +15,11 @@ namespace net = boost::asio;
 constexpr std::size_t kQueuedPerComputeThread = 32;
 constexpr std::size_t kMinQueued = 128;
 
-HttpServer::HttpServer(const HttpServerOptions& options, Router router)
+HttpServer::HttpServer(const HttpServerOptions& options, Router router, net::thread_pool& compute)
     : options_(options),
       router_(std::move(router)),
       ioc_(options.ioThreads),
-      compute_(static_cast<std::size_t>(options.computeThreads)),
+      compute_(compute),
       sessionContext_{router_,
                       compute_,
                       options.maxBodyBytes,

@@ -27,17 +27,19 @@ struct HttpServerOptions {
   std::uint16_t port = 8888;  // 0 picks a free port
   std::size_t maxBodyBytes = 128u << 20;
   int ioThreads = 2;
-  int computeThreads = 2;
+  int computeThreads = 2;  // of the compute pool given to HttpServer: sizes its queue
   std::shared_ptr<TlsContextProvider> tls;  // null: plain HTTP
   std::size_t maxConnections = 4096;
   std::chrono::seconds headerTimeout{10};  // see SessionContext
 };
 
-// The HTTP edge: I/O threads running the listener and the sessions, and a compute pool for
-// framework work. The router decides what each request gets.
+// The HTTP edge: I/O threads running the listener and the sessions, handing framework work to
+// a compute pool (shared with the scheduler, which resumes held requests on it). The router
+// decides what each request gets. Stopping joins the compute pool: its work answers on the
+// server's connections.
 class HttpServer {
  public:
-  HttpServer(const HttpServerOptions& options, Router router);
+  HttpServer(const HttpServerOptions& options, Router router, boost::asio::thread_pool& compute);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -62,7 +64,7 @@ class HttpServer {
   // Keeps the I/O threads running while no socket operation is pending: once the drain has
   // closed the listener, answers still come back from the compute pool.
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
-  boost::asio::thread_pool compute_;
+  boost::asio::thread_pool& compute_;
   SessionContext sessionContext_;
   std::shared_ptr<Listener> listener_;
   boost::asio::steady_timer certificateCheck_;

@@ -172,26 +172,39 @@ class HttpSession {
 
   void dispatch(Request request) {
     const Caller caller{derived().hasClientCertificate()};
-    if (!Router::runsFramework(request)) return send(context_.router.handle(request, caller));
-
-    if (context_.computeInFlight.fetch_add(1) >= context_.maxComputeInFlight) {
-      context_.computeInFlight.fetch_sub(1);
-      return send(errorResponse(http::status::service_unavailable,
-                                "too many requests in flight, retry", request.version(),
-                                request.keep_alive()));
-    }
-    // The framework's CPU work runs on the compute pool so that the I/O threads keep
-    // accepting, reading and answering health checks; the answer comes back to the strand.
-    boost::asio::post(context_.compute, [self = derived().shared_from_this(),
-                                         request = std::move(request), caller,
-                                         streamed = std::move(streamed_)]() {
-      Response response = self->context_.router.handle(request, caller, streamed.get());
-      self->context_.computeInFlight.fetch_sub(1);
+    auto shared = std::make_shared<const Request>(std::move(request));
+    // Answers come back to this connection's strand, from whichever thread produced them.
+    auto respond = [self = derived().shared_from_this()](Response response) {
       auto& stream = self->stream();
       boost::asio::post(stream.get_executor(), [self, response = std::move(response)]() mutable {
         self->send(std::move(response));
       });
-    });
+    };
+    if (!Router::runsFramework(*shared)) {
+      return context_.router.handle(std::move(shared), caller, nullptr, std::move(respond));
+    }
+
+    if (context_.computeInFlight.fetch_add(1) >= context_.maxComputeInFlight) {
+      context_.computeInFlight.fetch_sub(1);
+      return send(errorResponse(http::status::service_unavailable,
+                                "too many requests in flight, retry", shared->version(),
+                                shared->keep_alive()));
+    }
+    // The framework's CPU work runs on the compute pool so that the I/O threads keep
+    // accepting, reading and answering health checks. A request held for a pod in flight
+    // keeps its place in computeInFlight until answered, which bounds how many are held.
+    boost::asio::post(context_.compute,
+                      [self = derived().shared_from_this(), request = std::move(shared), caller,
+                       streamed = std::shared_ptr<scheduling::api::json::ExtenderArgsStreamDecoder>(
+                           std::move(streamed_)),
+                       respond = std::move(respond)]() mutable {
+                        self->context_.router.handle(
+                            std::move(request), caller, std::move(streamed),
+                            [self, respond = std::move(respond)](Response response) {
+                              self->context_.computeInFlight.fetch_sub(1);
+                              respond(std::move(response));
+                            });
+                      });
   }
 
   void send(Response response) {

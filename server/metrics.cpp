@@ -97,6 +97,29 @@ void Metrics::countWatchRestart(std::string_view resource, std::string_view reas
   ++watchRestarts_[{std::string(resource), std::string(reason)}];
 }
 
+void Metrics::countBinding(std::string_view result) {
+  std::lock_guard lock(mutex_);
+  ++bindings_[std::string(result)];
+}
+
+void Metrics::countExpiredAssumptions(std::size_t count) {
+  std::lock_guard lock(mutex_);
+  expiredAssumptions_ += count;
+}
+
+void Metrics::observeInFlightWait(std::string_view endpoint, std::string_view outcome,
+                                  double seconds) {
+  Histogram* histogram = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    ++inFlightWaits_[{std::string(endpoint), std::string(outcome)}];
+    auto& slot = inFlightWaitDurations_[std::string(endpoint)];
+    if (!slot) slot = std::make_unique<Histogram>();
+    histogram = slot.get();
+  }
+  histogram->observe(seconds);
+}
+
 std::string Metrics::render(const CacheSizes& cache) const {
   std::string out;
   appendHeader(out, "scheduler_extender_build_info", "gauge",
@@ -105,6 +128,16 @@ std::string Metrics::render(const CacheSizes& cache) const {
   appendGauge(out, "scheduler_extender_cache_nodes", "Nodes in the cache.", cache.nodes);
   appendGauge(out, "scheduler_extender_cache_pods",
               "Pods that count on a node: assigned and neither Succeeded nor Failed.", cache.pods);
+  appendGauge(out, "scheduler_extender_assumed_pods",
+              "Pods bound through /bind and counted on their node before the watch confirmed "
+              "the binding.",
+              cache.assumedPods);
+  appendGauge(out, "scheduler_extender_in_flight_pods",
+              "Pods answered by /filter or /prioritize whose placement is not known yet.",
+              cache.inFlightPods);
+  appendGauge(out, "scheduler_extender_in_flight_waiting_requests",
+              "Requests held until a pod in flight that can change their answer is placed.",
+              cache.waitingRequests);
 
   std::lock_guard lock(mutex_);
   appendHeader(out, "scheduler_extender_requests_total", "counter",
@@ -147,6 +180,32 @@ std::string Metrics::render(const CacheSizes& cache) const {
     out.append("scheduler_extender_watch_restarts_total{resource=\"").append(key.first);
     out.append("\",reason=\"").append(key.second).append("\"} ");
     out.append(std::to_string(count)).append("\n");
+  }
+  appendHeader(out, "scheduler_extender_bindings_total", "counter",
+               "Bindings asked for by /bind, by result (bound, conflict, not_found, rejected, "
+               "unreachable, no_api_server).");
+  for (const auto& [result, count] : bindings_) {
+    out.append("scheduler_extender_bindings_total{result=\"").append(result).append("\"} ");
+    out.append(std::to_string(count)).append("\n");
+  }
+  appendHeader(out, "scheduler_extender_expired_assumed_pods_total", "counter",
+               "Assumed pods dropped because the watch did not confirm their binding in time.");
+  out.append("scheduler_extender_expired_assumed_pods_total ")
+      .append(std::to_string(expiredAssumptions_))
+      .append("\n");
+  appendHeader(out, "scheduler_extender_in_flight_waits_total", "counter",
+               "Requests held for pods in flight, by endpoint and outcome (settled: every pod "
+               "waited for was placed; timeout: --in-flight-wait ran out).");
+  for (const auto& [key, count] : inFlightWaits_) {
+    out.append("scheduler_extender_in_flight_waits_total{endpoint=\"").append(key.first);
+    out.append("\",outcome=\"").append(key.second).append("\"} ");
+    out.append(std::to_string(count)).append("\n");
+  }
+  appendHeader(out, "scheduler_extender_in_flight_wait_duration_seconds", "histogram",
+               "How long a request was held for pods in flight, by endpoint.");
+  for (const auto& [endpoint, histogram] : inFlightWaitDurations_) {
+    histogram->render(out, "scheduler_extender_in_flight_wait_duration_seconds",
+                      "endpoint=\"" + endpoint + "\"");
   }
   return out;
 }

@@ -34,10 +34,13 @@ class Histogram final : public scheduling::framework::runtime::DurationObserver 
   std::atomic<std::uint64_t> sumNanoseconds_{0};
 };
 
-// What the cache holds when /metrics is scraped.
+// What the cache holds when /metrics is scraped, and the pods and requests in flight.
 struct CacheSizes {
   std::size_t nodes = 0;
-  std::size_t pods = 0;  // assigned and not terminal (CONTRACT §4)
+  std::size_t pods = 0;  // assigned and not terminal (CONTRACT §4), assumed ones included
+  std::size_t assumedPods = 0;
+  std::size_t inFlightPods = 0;
+  std::size_t waitingRequests = 0;
 };
 
 class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
@@ -53,6 +56,14 @@ class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
   void countWatchEvent(std::string_view resource, std::string_view type);
   void countWatchRestart(std::string_view resource, std::string_view reason);
 
+  // /bind: a binding by result (binding::resultName, or "no_api_server"); assumptions the
+  // watch never confirmed.
+  void countBinding(std::string_view result);
+  void countExpiredAssumptions(std::size_t count);
+  // A request that asked about pods in flight and was held; `outcome` is "settled" (every pod
+  // it waited for was placed) or "timeout".
+  void observeInFlightWait(std::string_view endpoint, std::string_view outcome, double seconds);
+
   std::string render(const CacheSizes& cache) const;
 
  private:
@@ -63,6 +74,10 @@ class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
   // Labels come from small fixed sets (three resources, five event types, a dozen reasons).
   std::map<std::pair<std::string, std::string>, std::uint64_t, std::less<>> watchEvents_;
   std::map<std::pair<std::string, std::string>, std::uint64_t, std::less<>> watchRestarts_;
+  std::map<std::string, std::uint64_t, std::less<>> bindings_;
+  std::uint64_t expiredAssumptions_ = 0;
+  std::map<std::pair<std::string, std::string>, std::uint64_t, std::less<>> inFlightWaits_;
+  std::map<std::string, std::unique_ptr<Histogram>, std::less<>> inFlightWaitDurations_;
 };
 
 }  // namespace server

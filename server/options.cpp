@@ -27,6 +27,32 @@ int parseSeconds(std::string_view flag, std::string_view text) {
   return parseInteger<int>(flag, text, 0, 3600);
 }
 
+// A Go-style duration as the chart and kube-scheduler write them: "500ms", "2s", "1m"; a bare
+// number is seconds, as --shutdown-grace takes it.
+std::chrono::milliseconds parseDuration(std::string_view flag, std::string_view text,
+                                        std::chrono::milliseconds max) {
+  std::string_view number = text;
+  std::int64_t unit = 1000;
+  if (number.ends_with("ms")) {
+    number.remove_suffix(2);
+    unit = 1;
+  } else if (number.ends_with('s')) {
+    number.remove_suffix(1);
+  } else if (number.ends_with('m')) {
+    number.remove_suffix(1);
+    unit = 60'000;
+  }
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (number.empty() || ec != std::errc() || end != number.data() + number.size() || value < 0 ||
+      value > max.count() / unit) {
+    throw UsageError(std::string(flag) + ": invalid value \"" + std::string(text) +
+                     "\": want a duration such as 500ms, 2s or 1m, at most " +
+                     std::to_string(max.count()) + "ms");
+  }
+  return std::chrono::milliseconds(value * unit);
+}
+
 // HOST:PORT, with [v6]:PORT for IPv6 literals.
 void parseListen(std::string_view text, Options& options) {
   const auto colon = text.rfind(':');
@@ -61,6 +87,17 @@ const std::vector<Flag>& flags() {
       {"--shutdown-grace", true,
        [](Options& o, std::string_view v) {
          o.shutdownGraceSeconds = parseSeconds("--shutdown-grace", v);
+       }},
+      {"--in-flight-wait", true,
+       [](Options& o, std::string_view v) {
+         o.inFlightWait = parseDuration("--in-flight-wait", v, std::chrono::minutes(1));
+       }},
+      {"--assumed-pod-ttl", true,
+       [](Options& o, std::string_view v) {
+         o.assumedPodTtl = parseDuration("--assumed-pod-ttl", v, std::chrono::hours(1));
+         if (o.assumedPodTtl.count() == 0) {
+           throw UsageError("--assumed-pod-ttl: must be more than 0");
+         }
        }},
       {"--max-connections", true,
        [](Options& o, std::string_view v) {
@@ -169,6 +206,16 @@ Serving:
   --shutdown-grace SECONDS  on SIGTERM/SIGINT, how long in-flight requests may take to
                             finish before the process exits (default 10s)
 
+Binding (kube-scheduler's bindVerb):
+  --in-flight-wait DURATION the longest /filter, /prioritize or /preempt waits for a pod
+                            answered but not yet placed (bound through /bind, or seen
+                            bound by the watch) whose placement can change its answer;
+                            0 never waits (default 1s; e.g. 500ms, 2s)
+  --assumed-pod-ttl DURATION
+                            how long a pod bound through /bind counts on its node before
+                            the watch confirms the binding; then it is dropped (default
+                            30s)
+
 Framework:
   --config FILE             framework configuration, YAML or JSON (plugins, weights,
                             pluginConfig, percentageOfNodesToScore, parallelism);
@@ -183,7 +230,7 @@ Other:
   --version                 print the version and exit
   -h, --help                print this help and exit
 
-Endpoints: POST /filter /prioritize /preempt /explain; GET /healthz /readyz /metrics.
+Endpoints: POST /filter /prioritize /preempt /bind /explain; GET /healthz /readyz /metrics.
 )";
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -31,6 +32,10 @@ struct Options {
   std::size_t maxBodyBytes = kDefaultMaxBodyBytes;
   int shutdownGraceSeconds = 10;      // --shutdown-grace
   std::size_t maxConnections = 4096;  // --max-connections
+  // --in-flight-wait: the longest a request waits for a pod in flight (0: never).
+  std::chrono::milliseconds inFlightWait{1000};
+  // --assumed-pod-ttl: how long a pod bound through /bind counts unconfirmed by the watch.
+  std::chrono::milliseconds assumedPodTtl{30000};
   int verbosity = 0;
   bool jsonLogs = false;     // --log-format=json
   bool checkConfig = false;  // validate --config, print the effective profile, exit

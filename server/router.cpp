@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <optional>
 
 #include "scheduling/api/decode_error.hpp"
@@ -18,7 +19,8 @@ namespace server {
 namespace {
 
 namespace json = scheduling::api::json;
-using Streamed = json::ExtenderArgsStreamDecoder;
+using Streamed = Router::Streamed;
+using scheduling::Verb;
 
 struct Answer {
   http::status status = http::status::ok;
@@ -36,47 +38,118 @@ Answer errorAnswer(http::status status, std::string_view message) {
   return {status, std::string(buffer.GetString(), buffer.GetSize())};
 }
 
-scheduling::api::ExtenderArgs extenderArgs(const Request& r, Streamed* streamed) {
-  return streamed != nullptr ? streamed->finish(r.body()) : json::decodeExtenderArgs(r.body());
+// Runs `fn`, turning what bad input throws into its 4xx: the one place a DecodeError becomes
+// an answer, for routes answering at once and for those that answer later alike.
+template <typename Fn>
+void guarded(const std::function<void(Answer)>& answer, Fn&& fn) {
+  try {
+    fn();
+  } catch (const scheduling::api::DecodeError& e) {
+    answer(errorAnswer(http::status::bad_request, e.what()));
+  } catch (const std::bad_alloc&) {
+    answer(errorAnswer(http::status::service_unavailable, "out of memory"));
+  }
 }
 
-Answer filter(const RouterContext& c, const Request& r, Streamed* streamed) {
-  const auto args = extenderArgs(r, streamed);
-  return {http::status::ok, json::encode(c.scheduler.filter(args))};
+// One request on its way to its answer. Shared by the continuations of a held request, so
+// the body (which decoded arguments point into) lives as long as they do.
+struct Exchange {
+  std::shared_ptr<const Request> request;
+  std::shared_ptr<Streamed> streamed;
+  std::function<void(Answer)> answer;  // exactly once
+};
+using ExchangePtr = std::shared_ptr<const Exchange>;
+
+scheduling::api::ExtenderArgs extenderArgs(const Exchange& ex) {
+  return ex.streamed != nullptr ? ex.streamed->finish(ex.request->body())
+                                : json::decodeExtenderArgs(ex.request->body());
 }
 
-Answer prioritize(const RouterContext& c, const Request& r, Streamed* streamed) {
-  const auto args = extenderArgs(r, streamed);
-  scheduling::api::HostPriorityList priorities;
-  const auto status = c.scheduler.prioritize(args, priorities);
-  if (!status.isSuccess())
-    return errorAnswer(http::status::internal_server_error, status.message());
-  return {http::status::ok, json::encode(priorities)};
+// Runs `then` once no pod in flight can change this verb's answer for `pod` (at once nearly
+// always), counting the requests that were held.
+void afterInFlight(const RouterContext& c, Verb verb, std::string_view endpoint,
+                   const scheduling::api::Pod& pod, const ExchangePtr& ex,
+                   std::function<void()> then) {
+  c.scheduler.whenInFlightSettled(
+      verb, pod,
+      [&metrics = c.metrics, endpoint, ex, then = std::move(then)](scheduling::InFlightWait wait) {
+        if (wait.held) {
+          metrics.observeInFlightWait(endpoint, wait.timedOut ? "timeout" : "settled",
+                                      wait.waited.count());
+        }
+        guarded(ex->answer, then);
+      });
 }
 
-Answer preempt(const RouterContext& c, const Request& r, Streamed*) {
-  const auto args = json::decodeExtenderPreemptionArgs(r.body());
-  return {http::status::ok, json::encode(c.scheduler.preempt(args))};
+void filter(const RouterContext& c, const ExchangePtr& ex) {
+  auto args = std::make_shared<const scheduling::api::ExtenderArgs>(extenderArgs(*ex));
+  afterInFlight(c, Verb::Filter, "filter", args->pod, ex, [&c, ex, args] {
+    ex->answer({http::status::ok, json::encode(c.scheduler.filter(*args))});
+  });
 }
 
-Answer explain(const RouterContext& c, const Request& r, Streamed* streamed) {
-  const auto args = extenderArgs(r, streamed);
-  return {http::status::ok, encodeExplanation(c.scheduler.explain(args))};
+void prioritize(const RouterContext& c, const ExchangePtr& ex) {
+  auto args = std::make_shared<const scheduling::api::ExtenderArgs>(extenderArgs(*ex));
+  afterInFlight(c, Verb::Prioritize, "prioritize", args->pod, ex, [&c, ex, args] {
+    scheduling::api::HostPriorityList priorities;
+    const auto status = c.scheduler.prioritize(*args, priorities);
+    if (!status.isSuccess()) {
+      return ex->answer(errorAnswer(http::status::internal_server_error, status.message()));
+    }
+    ex->answer({http::status::ok, json::encode(priorities)});
+  });
 }
 
-Answer healthz(const RouterContext&, const Request&, Streamed*) {
-  return {http::status::ok, "ok", "text/plain; charset=utf-8"};
+void preempt(const RouterContext& c, const ExchangePtr& ex) {
+  auto args = std::make_shared<const scheduling::api::ExtenderPreemptionArgs>(
+      json::decodeExtenderPreemptionArgs(ex->request->body()));
+  afterInFlight(c, Verb::Preempt, "preempt", args->pod, ex, [&c, ex, args] {
+    ex->answer({http::status::ok, json::encode(c.scheduler.preempt(*args))});
+  });
 }
 
-Answer readyz(const RouterContext& c, const Request&, Streamed*) {
-  if (!c.synced()) return errorAnswer(http::status::service_unavailable, "cache not synced");
-  if (c.draining()) return errorAnswer(http::status::service_unavailable, "shutting down");
-  return {http::status::ok, "ok", "text/plain; charset=utf-8"};
+// A dry run for people: it neither waits for pods in flight nor puts its pod in flight.
+void explain(const RouterContext& c, const ExchangePtr& ex) {
+  const auto args = extenderArgs(*ex);
+  ex->answer({http::status::ok, encodeExplanation(c.scheduler.explain(args))});
 }
 
-Answer metrics(const RouterContext& c, const Request&, Streamed*) {
-  const CacheSizes sizes{c.cache.numNodes(), c.cache.numAssignedPods()};
-  return {http::status::ok, c.metrics.render(sizes), "text/plain; version=0.0.4; charset=utf-8"};
+void bind(const RouterContext& c, const ExchangePtr& ex) {
+  auto args = json::decodeExtenderBindingArgs(ex->request->body());
+  if (c.binder == nullptr) {
+    c.metrics.countBinding("no_api_server");
+    const std::string error = "binding pod " + args.podNamespace + "/" + args.podName +
+                              " to node " + args.node +
+                              ": no API server to bind through (the extender was started with "
+                              "--cluster-state)";
+    return ex->answer(
+        {http::status::ok, json::encode(scheduling::api::ExtenderBindingResult{error})});
+  }
+  c.binder->bind(std::move(args), [ex](scheduling::api::ExtenderBindingResult result) {
+    ex->answer({http::status::ok, json::encode(result)});
+  });
+}
+
+void healthz(const RouterContext&, const ExchangePtr& ex) {
+  ex->answer({http::status::ok, "ok", "text/plain; charset=utf-8"});
+}
+
+void readyz(const RouterContext& c, const ExchangePtr& ex) {
+  if (!c.synced())
+    return ex->answer(errorAnswer(http::status::service_unavailable, "cache not synced"));
+  if (c.draining())
+    return ex->answer(errorAnswer(http::status::service_unavailable, "shutting down"));
+  ex->answer({http::status::ok, "ok", "text/plain; charset=utf-8"});
+}
+
+void metrics(const RouterContext& c, const ExchangePtr& ex) {
+  CacheSizes sizes{c.cache.numNodes(), c.cache.numAssignedPods(), c.cache.numAssumedPods()};
+  if (c.inFlight != nullptr) {
+    sizes.inFlightPods = c.inFlight->numInFlight();
+    sizes.waitingRequests = c.inFlight->numWaiting();
+  }
+  ex->answer(
+      {http::status::ok, c.metrics.render(sizes), "text/plain; version=0.0.4; charset=utf-8"});
 }
 
 struct Route {
@@ -85,14 +158,17 @@ struct Route {
   bool runsFramework;  // needs a synced cache; runs on the compute pool
   bool probe;          // kubelet calls it without a client certificate
   bool extenderArgs;   // its body is an ExtenderArgs
-  Answer (*serve)(const RouterContext&, const Request&, Streamed*);
+  void (*serve)(const RouterContext&, const ExchangePtr&);
 };
 
+// /bind needs no synced cache (the API server decides) and no compute: its work is the
+// binder's.
 constexpr std::array kRoutes = {
     Route{"/filter", http::verb::post, true, false, true, &filter},
     Route{"/prioritize", http::verb::post, true, false, true, &prioritize},
     Route{"/preempt", http::verb::post, true, false, false, &preempt},
     Route{"/explain", http::verb::post, true, false, true, &explain},
+    Route{"/bind", http::verb::post, false, false, false, &bind},
     Route{"/healthz", http::verb::get, false, true, false, &healthz},
     Route{"/readyz", http::verb::get, false, true, false, &readyz},
     Route{"/metrics", http::verb::get, false, false, false, &metrics},
@@ -148,16 +224,12 @@ std::optional<Answer> refusal(const RouterContext& context, const Route* route,
   return std::nullopt;
 }
 
-Answer serve(const RouterContext& context, const Route* route, const Request& request,
-             const Caller& caller, Streamed* streamed) {
-  if (auto refused = refusal(context, route, request, caller)) return std::move(*refused);
-  try {
-    return route->serve(context, request, streamed);
-  } catch (const scheduling::api::DecodeError& e) {
-    return errorAnswer(http::status::bad_request, e.what());
-  } catch (const std::bad_alloc&) {
-    return errorAnswer(http::status::service_unavailable, "out of memory");
+void serve(const RouterContext& context, const Route* route, const Caller& caller,
+           const ExchangePtr& ex) {
+  if (auto refused = refusal(context, route, *ex->request, caller)) {
+    return ex->answer(std::move(*refused));
   }
+  guarded(ex->answer, [&] { route->serve(context, ex); });
 }
 
 // Every response, routed or not, is built here: one place sets the content type, keep-alive,
@@ -191,31 +263,47 @@ bool Router::decodesExtenderArgs(const Request& request, const Caller& caller) c
   return route != nullptr && route->extenderArgs && !refusal(context_, route, request, caller);
 }
 
-Response Router::handle(const Request& request, const Caller& caller, Streamed* streamed) const {
+void Router::handle(std::shared_ptr<const Request> request, const Caller& caller,
+                    std::shared_ptr<Streamed> streamed, Respond respond) const {
   const auto start = std::chrono::steady_clock::now();
-  const Route* route = findRoute(pathOf(request));
-  Answer answer = serve(context_, route, request, caller, streamed);
+  const Route* route = findRoute(pathOf(*request));
+  const std::size_t streamedNodes = streamed != nullptr ? streamed->streamedNodes() : 0;
+  auto ex = std::make_shared<Exchange>();
+  ex->request = request;
+  ex->streamed = std::move(streamed);
+  // The answer's bookkeeping. It holds the request but not the exchange, which holds it.
+  ex->answer = [this, start, route, request, streamedNodes,
+                respond = std::move(respond)](Answer answer) {
+    const std::string id = requestId(*request);
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    const std::string_view endpoint = route != nullptr ? route->path.substr(1) : "other";
+    const auto code = static_cast<unsigned>(answer.status);
+    context_.metrics.observeRequest(endpoint, code, elapsed.count());
+    SX_LOG_V(2) << "request " << id << ": " << request->method_string() << " " << pathOf(*request)
+                << " " << code << " " << request->body().size() << "B in " << elapsed.count() * 1000
+                << "ms"
+                << (streamedNodes > 0
+                        ? ", " + std::to_string(streamedNodes) + " nodes decoded as they arrived"
+                        : "");
+    // The answer itself (verdicts with reasons, scores) for following one pod at 3 a.m.
+    SX_LOG_V(4) << "request " << id
+                << " answer: " << std::string_view(answer.body).substr(0, kLoggedAnswerBytes);
+    Response response = toResponse(std::move(answer), request->version(), request->keep_alive());
+    response.set(kRequestIdHeader, id);
+    if (response.result() == http::status::method_not_allowed) {
+      response.set(http::field::allow, http::to_string(route->method));
+    }
+    respond(std::move(response));
+  };
+  serve(context_, route, caller, ex);
+}
 
-  const std::string id = requestId(request);
-  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  const std::string_view endpoint = route != nullptr ? route->path.substr(1) : "other";
-  const auto code = static_cast<unsigned>(answer.status);
-  context_.metrics.observeRequest(endpoint, code, elapsed.count());
-  SX_LOG_V(2) << "request " << id << ": " << request.method_string() << " " << pathOf(request)
-              << " " << code << " " << request.body().size() << "B in " << elapsed.count() * 1000
-              << "ms"
-              << (streamed != nullptr ? ", " + std::to_string(streamed->streamedNodes()) +
-                                            " nodes decoded as they arrived"
-                                      : "");
-  // The answer itself (verdicts with reasons, scores) for following one pod at 3 a.m.
-  SX_LOG_V(4) << "request " << id
-              << " answer: " << std::string_view(answer.body).substr(0, kLoggedAnswerBytes);
-  Response response = toResponse(std::move(answer), request.version(), request.keep_alive());
-  response.set(kRequestIdHeader, id);
-  if (response.result() == http::status::method_not_allowed) {
-    response.set(http::field::allow, http::to_string(route->method));
-  }
-  return response;
+Response Router::handle(const Request& request, const Caller& caller) const {
+  std::promise<Response> answered;
+  auto future = answered.get_future();
+  handle(std::make_shared<const Request>(request), caller, nullptr,
+         [&answered](Response response) { answered.set_value(std::move(response)); });
+  return future.get();
 }
 
 }  // namespace server

@@ -2,10 +2,13 @@
 
 #include <boost/beast/http.hpp>
 #include <functional>
+#include <memory>
 #include <string_view>
 
 #include "scheduling/api/json/extender_args_stream.hpp"
+#include "scheduling/binding/binder.hpp"
 #include "scheduling/cache/cache.hpp"
+#include "scheduling/scheduler/in_flight_pods.hpp"
 #include "scheduling/scheduler/scheduler.hpp"
 #include "server/metrics.hpp"
 
@@ -27,6 +30,11 @@ struct RouterContext {
   std::function<bool()> draining;
   // Mutual TLS: every endpoint but the probes answers 401 to a client without a certificate.
   bool requireClientCertificate = false;
+  // Binds for /bind; null without an API server (--cluster-state), when /bind answers an
+  // error.
+  scheduling::binding::Binder* binder = nullptr;
+  // The pods in flight, for the gauges; null when none are tracked.
+  const scheduling::InFlightPods* inFlight = nullptr;
 };
 
 // Who sent a request, as far as the transport knows.
@@ -38,12 +46,19 @@ struct Caller {
 // testable as a function. Bad input becomes a 4xx with `{"error": "..."}` here, in one place.
 class Router {
  public:
+  using Respond = std::function<void(Response)>;
+  using Streamed = scheduling::api::json::ExtenderArgsStreamDecoder;
+
   explicit Router(RouterContext context) : context_(std::move(context)) {}
 
-  // `streamed`, when the session decoded the body while it arrived (an ExtenderArgs
-  // endpoint), finishes decoding it.
-  Response handle(const Request& request, const Caller& caller = {},
-                  scheduling::api::json::ExtenderArgsStreamDecoder* streamed = nullptr) const;
+  // Answers through `respond`, exactly once: within this call for most requests; later, from
+  // another thread, for one held for a pod in flight (on the scheduler's executor) or waiting
+  // for the API server (/bind). `streamed`, when the session decoded the body while it
+  // arrived (an ExtenderArgs endpoint), finishes decoding it.
+  void handle(std::shared_ptr<const Request> request, const Caller& caller,
+              std::shared_ptr<Streamed> streamed, Respond respond) const;
+  // The same, waiting for the answer (tests).
+  Response handle(const Request& request, const Caller& caller = {}) const;
 
   // Whether the request runs the framework, and so belongs on the compute pool rather than
   // on an I/O thread.

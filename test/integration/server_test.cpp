@@ -20,13 +20,14 @@ namespace {
 
 struct ExampleServer {
   testing::ExampleCluster cluster;
+  boost::asio::thread_pool compute{2};
   server::HttpServer http;
 
   explicit ExampleServer(std::size_t maxBodyBytes = server::kDefaultMaxBodyBytes,
                          std::size_t maxConnections = 4096,
                          std::chrono::seconds headerTimeout = std::chrono::seconds(10))
       : http({"127.0.0.1", 0, maxBodyBytes, 2, 2, nullptr, maxConnections, headerTimeout},
-             server::Router(cluster.routerContext())) {
+             server::Router(cluster.routerContext()), compute) {
     http.start();
   }
 

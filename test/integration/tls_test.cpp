@@ -20,6 +20,7 @@ using testing::TlsClientOptions;
 struct TlsServer {
   testing::ExampleCluster cluster;
   std::shared_ptr<server::TlsContextProvider> tls;
+  boost::asio::thread_pool compute{2};
   std::unique_ptr<server::HttpServer> http;
 
   explicit TlsServer(server::TlsFiles files)
@@ -28,7 +29,7 @@ struct TlsServer {
     context.requireClientCertificate = tls->requiresClientCertificate();
     http = std::make_unique<server::HttpServer>(
         server::HttpServerOptions{"127.0.0.1", 0, 1u << 20, 2, 2, tls},
-        server::Router(std::move(context)));
+        server::Router(std::move(context)), compute);
     http->start();
   }
 

@@ -54,6 +54,21 @@ const std::vector<ParseCase> kParseCases = {
     {"shutdown grace default",
      {},
      [](const server::Options& o) { return o.shutdownGraceSeconds == 10; }},
+    {"binding defaults",
+     {},
+     [](const server::Options& o) {
+       return o.inFlightWait == std::chrono::seconds(1) &&
+              o.assumedPodTtl == std::chrono::seconds(30);
+     }},
+    {"durations in Go's units",
+     {"--in-flight-wait=250ms", "--assumed-pod-ttl", "2m"},
+     [](const server::Options& o) {
+       return o.inFlightWait == std::chrono::milliseconds(250) &&
+              o.assumedPodTtl == std::chrono::minutes(2);
+     }},
+    {"no waiting at all",
+     {"--in-flight-wait=0"},
+     [](const server::Options& o) { return o.inFlightWait.count() == 0; }},
     {"switches",
      {"--check-config", "--help", "--version"},
      [](const server::Options& o) { return o.checkConfig && o.help && o.version; }},
@@ -94,6 +109,17 @@ const std::vector<ErrorCase> kErrorCases = {
     {"shutdown grace not a duration",
      {"--shutdown-grace", "soon"},
      "--shutdown-grace: invalid value \"soon\": want an integer in [0, 3600]"},
+    {"in-flight wait not a duration",
+     {"--in-flight-wait", "soon"},
+     "--in-flight-wait: invalid value \"soon\": want a duration such as 500ms, 2s or 1m, at most "
+     "60000ms"},
+    {"in-flight wait too long",
+     {"--in-flight-wait=2m"},
+     "--in-flight-wait: invalid value \"2m\": want a duration such as 500ms, 2s or 1m, at most "
+     "60000ms"},
+    {"assumed pods that never count",
+     {"--assumed-pod-ttl=0s"},
+     "--assumed-pod-ttl: must be more than 0"},
     {"unknown log format",
      {"--log-format", "xml"},
      "--log-format: invalid value \"xml\": want text or json"},
