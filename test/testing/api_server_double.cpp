@@ -1,5 +1,6 @@
 #include "test/testing/api_server_double.hpp"
 
+#include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <sys/socket.h>
@@ -11,6 +12,9 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <initializer_list>
+#include <stdexcept>
+#include <string_view>
 
 namespace testing {
 
@@ -56,7 +60,10 @@ std::map<std::string, std::string> queryOf(std::string_view target) {
   return query;
 }
 
-std::string statusJson(unsigned code, const std::string& reason, const std::string& message) {
+// A failure Status as kube-apiserver writes one; `kind` and `name` fill its details, as for
+// errors about one object.
+std::string statusJson(unsigned code, const std::string& reason, const std::string& message,
+                       const std::string& kind = "", const std::string& name = "") {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
   w.StartObject();
@@ -64,16 +71,61 @@ std::string statusJson(unsigned code, const std::string& reason, const std::stri
   w.String("Status");
   w.Key("apiVersion");
   w.String("v1");
+  w.Key("metadata");
+  w.StartObject();
+  w.EndObject();
   w.Key("status");
   w.String("Failure");
   w.Key("message");
   w.String(message.c_str());
   w.Key("reason");
   w.String(reason.c_str());
+  if (!kind.empty()) {
+    w.Key("details");
+    w.StartObject();
+    w.Key("name");
+    w.String(name.c_str());
+    w.Key("kind");
+    w.String(kind.c_str());
+    w.EndObject();
+  }
   w.Key("code");
   w.Uint(code);
   w.EndObject();
   return buffer.GetString();
+}
+
+std::string notFoundJson(const std::string& name) {
+  return statusJson(404, "NotFound", "pods \"" + name + "\" not found", "pods", name);
+}
+
+// The 409 that storage's conflicts become (apimachinery's NewConflict).
+std::string conflictJson(const std::string& kind, const std::string& name, const std::string& why) {
+  return statusJson(409, "Conflict",
+                    "Operation cannot be fulfilled on " + kind + " \"" + name + "\": " + why, kind,
+                    name);
+}
+
+// The string at `path` in a JSON object, "" when absent or not a string.
+std::string stringAt(const rapidjson::Value& value, std::initializer_list<const char*> path) {
+  const rapidjson::Value* at = &value;
+  for (const char* key : path) {
+    if (!at->IsObject()) return "";
+    const auto member = at->FindMember(key);
+    if (member == at->MemberEnd()) return "";
+    at = &member->value;
+  }
+  return at->IsString() ? std::string(at->GetString(), at->GetStringLength()) : "";
+}
+
+std::vector<std::string> pathSegments(std::string_view path) {
+  std::vector<std::string> segments;
+  while (!path.empty()) {
+    const auto slash = path.find('/');
+    segments.emplace_back(path.substr(0, slash));
+    path = slash == std::string_view::npos ? std::string_view() : path.substr(slash + 1);
+  }
+  return segments;
 }
 
 const char* kindOf(const std::string& resource) {
@@ -197,19 +249,32 @@ void ApiServerDouble::serveStream(Stream& stream, Connection&) {
     http::request<http::string_body> request;
     http::read(stream, buffer, request);
     const std::string authorization(request[http::field::authorization]);
-    if (!handle(stream, std::string(request.target()), authorization)) return;
+    if (!handle(stream, request.method(), std::string(request.target()), authorization,
+                request.body())) {
+      return;
+    }
   }
 }
 
 template <typename Stream>
-bool ApiServerDouble::handle(Stream& stream, const std::string& target,
-                             const std::string& authorization) {
+bool ApiServerDouble::handle(Stream& stream, http::verb method, const std::string& target,
+                             const std::string& authorization, const std::string& requestBody) {
   const std::string path = target.substr(0, target.find('?'));
   auto query = queryOf(target);
   const bool watch = query["watch"] == "true" || query["watch"] == "1";
   const std::string resource = path.starts_with("/api/v1/") ? path.substr(8) : "";
+  // namespaces/{ns}/pods/{name}, or namespaces/{ns}/pods/{name}/binding
+  const auto segments = pathSegments(resource);
+  const bool onePod =
+      (segments.size() == 4 || (segments.size() == 5 && segments[4] == "binding")) &&
+      segments[0] == "namespaces" && segments[2] == "pods";
+  const bool binding = onePod && segments.size() == 5;
   std::unique_lock lock(mutex_);
-  requests_.push_back((watch ? "WATCH " : "LIST ") + resource);
+  if (onePod) {
+    requests_.push_back((binding ? "BIND " : "GET pods ") + segments[1] + "/" + segments[3]);
+  } else {
+    requests_.push_back((watch ? "WATCH " : "LIST ") + resource);
+  }
   if (!options_.token.empty() && authorization != "Bearer " + options_.token) {
     lock.unlock();
     writeAnswer(stream, 401, statusJson(401, "Unauthorized", "Unauthorized"));
@@ -220,6 +285,19 @@ bool ApiServerDouble::handle(Stream& stream, const std::string& target,
     const unsigned status = failStatus_;
     lock.unlock();
     writeAnswer(stream, status, statusJson(status, "InternalError", "injected failure"));
+    return true;
+  }
+  if (onePod) {
+    if (method != (binding ? http::verb::post : http::verb::get)) {
+      lock.unlock();
+      writeAnswer(stream, 405,
+                  statusJson(405, "MethodNotAllowed",
+                             "the server does not allow this method on the requested resource"));
+    } else if (binding) {
+      bind(stream, lock, segments[1], segments[3], requestBody);
+    } else {
+      getPod(stream, lock, segments[1], segments[3]);
+    }
     return true;
   }
   if (resource != "pods" && resource != "nodes" && resource != "namespaces") {
@@ -328,6 +406,100 @@ bool ApiServerDouble::handle(Stream& stream, const std::string& target,
 }
 
 template <typename Stream>
+void ApiServerDouble::getPod(Stream& stream, std::unique_lock<std::mutex>& lock,
+                             const std::string& ns, const std::string& name) {
+  const auto& pods = state_["pods"];
+  const auto it = pods.find(ns + "/" + name);
+  const std::string body = it == pods.end() ? notFoundJson(name) : render("pods", it->second);
+  lock.unlock();
+  writeAnswer(stream, it == pods.end() ? 404 : 200, body);
+}
+
+// BindingREST.Create: the Binding is checked as a request first, then (after any hold) the
+// pod it names, in the order GuaranteedUpdate does: existence, the UID precondition, then
+// setPodNodeAndMetadata's own checks.
+template <typename Stream>
+void ApiServerDouble::bind(Stream& stream, std::unique_lock<std::mutex>& lock,
+                           const std::string& ns, const std::string& name,
+                           const std::string& body) {
+  const auto answer = [&](unsigned status, const std::string& text) {
+    lock.unlock();
+    writeAnswer(stream, status, text);
+  };
+  rapidjson::Document binding;
+  binding.Parse(body.c_str(), body.size());
+  if (binding.HasParseError() || !binding.IsObject()) {
+    return answer(
+        400, statusJson(400, "BadRequest", "the body of the request was in an unknown format"));
+  }
+  if (stringAt(binding, {"metadata", "name"}) != name) {
+    return answer(
+        400, statusJson(400, "BadRequest", "name in URL does not match name in Binding object"));
+  }
+  if (const auto bodyNs = stringAt(binding, {"metadata", "namespace"});
+      !bodyNs.empty() && bodyNs != ns) {
+    return answer(400, statusJson(400, "BadRequest",
+                                  "the namespace of the provided object does not match the "
+                                  "namespace sent on the request"));
+  }
+  const std::string node = stringAt(binding, {"target", "name"});
+  const std::string targetKind = stringAt(binding, {"target", "kind"});
+  // ValidatePodBinding's field errors, as a 422 Invalid.
+  std::string invalid;
+  if (node.empty()) {
+    invalid = "target.name: Required value";
+  } else if (!targetKind.empty() && targetKind != "Node") {
+    invalid = "target.kind: Invalid value: \"" + targetKind + "\": must be empty or 'Node'";
+  }
+  if (!invalid.empty()) {
+    return answer(422,
+                  statusJson(422, "Invalid", "Binding.core \"" + name + "\" is invalid: " + invalid,
+                             "Binding", name));
+  }
+  const std::string uid = stringAt(binding, {"metadata", "uid"});
+
+  if (bindingsHeld_) {
+    const std::uint64_t ticket = nextBindingTicket_++;
+    ++heldBindings_;
+    changed_.wait(lock, [&] { return stopping_ || !bindingsHeld_ || ticket < releasedUpTo_; });
+    --heldBindings_;
+    if (stopping_) throw std::runtime_error("stopping with a binding held");
+  }
+  if (options_.bindingDelay.count() > 0) {
+    lock.unlock();
+    std::this_thread::sleep_for(options_.bindingDelay);
+    lock.lock();
+  }
+
+  auto& pods = state_["pods"];
+  const auto it = pods.find(ns + "/" + name);
+  if (it == pods.end()) return answer(404, notFoundJson(name));
+  Stored& stored = it->second;
+  if (!uid.empty() && uid != stored.uid) {
+    return answer(409, conflictJson("pods", name,
+                                    "Precondition failed: UID in precondition: " + uid +
+                                        ", UID in object meta: " + stored.uid));
+  }
+  if (stored.object.terminating) {
+    return answer(409,
+                  conflictJson("pods/binding", name,
+                               "pod " + name + " is being deleted, cannot be assigned to a host"));
+  }
+  if (!stored.object.nodeName.empty()) {
+    return answer(409, conflictJson("pods/binding", name,
+                                    "pod " + name + " is already assigned to node \"" +
+                                        stored.object.nodeName + "\""));
+  }
+  const std::uint64_t version = ++resourceVersion_;
+  Event event{version, "pods", "MODIFIED", stored.object, stored.object, stored.uid};
+  event.after->nodeName = node;
+  stored.object.nodeName = node;
+  stored.resourceVersion = version;
+  record(std::move(event));
+  answer(201, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201})");
+}
+
+template <typename Stream>
 void ApiServerDouble::streamWatch(Stream& stream, const std::string& resource, std::uint64_t from,
                                   std::uint64_t drops, int timeoutSeconds, bool bookmarks,
                                   bool selected) {
@@ -351,12 +523,25 @@ void ApiServerDouble::streamWatch(Stream& stream, const std::string& resource, s
   std::uint64_t bookmarkSeen = bookmarkGeneration_;
   const std::uint64_t errorsSeen = errorGeneration_;
   std::size_t written = 0;
+  // The first event of this watch's resource from `at` on: the one that holds back the rest
+  // until it is visible (setWatchDelay).
+  const auto nextOwn = [&](std::size_t at) {
+    while (at < history_.size() && history_[at].resource != resource) ++at;
+    return at;
+  };
   for (;;) {
-    changed_.wait_until(lock, deadline, [&] {
-      return stopping_ || dropGeneration_ != drops ||
-             (!stalled_ && (static_cast<std::size_t>(cursor) < history_.size() ||
-                            bookmarkGeneration_ != bookmarkSeen || errorGeneration_ != errorsSeen));
-    });
+    // Until there is something to send, the deadline, or a fault; a wait ends early when the
+    // next event becomes visible.
+    for (;;) {
+      if (stopping_ || dropGeneration_ != drops || stalled_) break;
+      if (bookmarkGeneration_ != bookmarkSeen || errorGeneration_ != errorsSeen) break;
+      const auto now = std::chrono::steady_clock::now();
+      const std::size_t own = nextOwn(static_cast<std::size_t>(cursor));
+      if (own < history_.size() && history_[own].visibleAt <= now) break;
+      if (now >= deadline) break;
+      changed_.wait_until(
+          lock, own < history_.size() ? std::min(deadline, history_[own].visibleAt) : deadline);
+    }
     if (stopping_ || dropGeneration_ != drops) {
       throw std::runtime_error("watch dropped");  // no last chunk: the client sees a cut
     }
@@ -366,9 +551,11 @@ void ApiServerDouble::streamWatch(Stream& stream, const std::string& resource, s
       continue;
     }
     std::vector<std::string> events;
+    const auto now = std::chrono::steady_clock::now();
     for (; static_cast<std::size_t>(cursor) < history_.size(); ++cursor) {
       const Event& event = history_[cursor];
       if (event.resource != resource) continue;
+      if (event.visibleAt > now) break;
       const bool wasIn = event.before && selectedBy(selected, *event.before);
       const bool isIn = event.after && selectedBy(selected, *event.after);
       std::string type;
@@ -385,14 +572,19 @@ void ApiServerDouble::streamWatch(Stream& stream, const std::string& resource, s
       events.push_back(R"({"type":")" + type + R"(","object":)" +
                        renderObject(resource, *object, event.uid, event.resourceVersion) + "}\n");
     }
+    // A bookmark must not claim a version whose events are still held back.
+    const auto sentUpTo = [&] {
+      return static_cast<std::size_t>(cursor) < history_.size()
+                 ? history_[cursor].resourceVersion - 1
+                 : resourceVersion_;
+    };
     if (bookmarkGeneration_ != bookmarkSeen) {
       bookmarkSeen = bookmarkGeneration_;
       if (bookmarks) {
-        events.push_back(R"({"type":"BOOKMARK","object":{"kind":")" +
-                         std::string(kindOf(resource)) +
-                         R"(","apiVersion":"v1","metadata":{"resourceVersion":")" +
-                         std::to_string(resourceVersion_) +
-                         R"(","annotations":{"k8s.io/initial-events-end":"true"}}}})" + "\n");
+        events.push_back(
+            R"({"type":"BOOKMARK","object":{"kind":")" + std::string(kindOf(resource)) +
+            R"(","apiVersion":"v1","metadata":{"resourceVersion":")" + std::to_string(sentUpTo()) +
+            R"(","annotations":{"k8s.io/initial-events-end":"true"}}}})" + "\n");
       }
     }
     const bool error = errorGeneration_ != errorsSeen;
@@ -500,6 +692,12 @@ std::string ApiServerDouble::renderObject(const std::string& resource, const Api
 }
 
 void ApiServerDouble::record(Event event) {
+  if (watchDelayMax_.count() > 0) {
+    std::uniform_int_distribution<std::int64_t> delay(watchDelayMin_.count(),
+                                                      watchDelayMax_.count());
+    event.visibleAt =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(delay(watchDelayRandom_));
+  }
   history_.push_back(std::move(event));
   changed_.notify_all();
 }
@@ -601,6 +799,45 @@ void ApiServerDouble::lagNextWatch() {
 void ApiServerDouble::setToken(const std::string& token) {
   std::lock_guard lock(mutex_);
   options_.token = token;
+}
+
+std::string ApiServerDouble::uid(const std::string& resource, const std::string& key) const {
+  std::lock_guard lock(mutex_);
+  const auto objects = state_.find(resource);
+  if (objects != state_.end()) {
+    if (const auto it = objects->second.find(key); it != objects->second.end()) {
+      return it->second.uid;
+    }
+  }
+  throw std::out_of_range("the double holds no " + resource + " " + key);
+}
+
+void ApiServerDouble::holdBindings(bool held) {
+  std::lock_guard lock(mutex_);
+  bindingsHeld_ = held;
+  if (!held) releasedUpTo_ = nextBindingTicket_;
+  changed_.notify_all();
+}
+
+void ApiServerDouble::releaseBindings(std::size_t count) {
+  std::lock_guard lock(mutex_);
+  releasedUpTo_ = std::min(releasedUpTo_ + count, nextBindingTicket_);
+  changed_.notify_all();
+}
+
+std::size_t ApiServerDouble::heldBindings() const {
+  std::lock_guard lock(mutex_);
+  return heldBindings_;
+}
+
+void ApiServerDouble::setWatchDelay(std::chrono::milliseconds min, std::chrono::milliseconds max,
+                                    std::uint32_t seed) {
+  if (min.count() < 0 || max < min)
+    throw std::invalid_argument("setWatchDelay: need 0 <= min <= max");
+  std::lock_guard lock(mutex_);
+  watchDelayMin_ = min;
+  watchDelayMax_ = max;
+  watchDelayRandom_.seed(seed);
 }
 
 std::vector<std::string> ApiServerDouble::requests() const {

@@ -4,6 +4,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/beast/http/verb.hpp>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <list>
@@ -11,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -32,8 +35,8 @@ struct ApiObject {
   bool operator==(const ApiObject&) const = default;
 };
 
-// An API server for the informers' tests, speaking the protocol the way kube-apiserver does
-// for /api/v1/{namespaces,nodes,pods}:
+// An API server for the informers' and the binding's tests, speaking the protocol the way
+// kube-apiserver does for /api/v1/{namespaces,nodes,pods}:
 //  - one resourceVersion counter for every change, as etcd's revision;
 //  - LIST with limit/continue, pages served from a snapshot frozen at the first page's
 //    resourceVersion and streamed chunked; an expired continue token answers 410 Expired;
@@ -43,9 +46,15 @@ struct ApiObject {
 //    (as a status, or as an ERROR event after 200, the way the watch cache does);
 //  - the pod field selector `status.phase!=Succeeded,status.phase!=Failed`, with a pod that
 //    leaves the selection seen by watchers as DELETED;
+//  - GET of one pod, /api/v1/namespaces/{ns}/pods/{name} (404 Status when missing);
+//  - POST of a v1 Binding to /api/v1/namespaces/{ns}/pods/{name}/binding, as BindingREST
+//    (pkg/registry/core/pod/storage): 404 for a missing pod, 409 Conflict for a UID
+//    precondition that fails, a pod already assigned or one being deleted, 400/422 for a
+//    malformed Binding; on success spec.nodeName is set (a MODIFIED event) and 201 Created;
 //  - a bearer-token check (401), and TLS with the test PKI.
 // Faults are injected between requests or into open watches: dropped and stalled
-// connections, ERROR events, failing requests, compaction, expired continue tokens.
+// connections, ERROR events, failing requests, compaction, expired continue tokens, held
+// bindings, and watch events that become visible only after a random delay.
 class ApiServerDouble {
  public:
   struct Options {
@@ -53,6 +62,8 @@ class ApiServerDouble {
     std::string token;              // required bearer token; "" accepts any request
     bool goneAsErrorEvent = false;  // 410 for a too-old watch as 200 + ERROR event
     bool ignoreLimit = false;       // every LIST answered whole, in one page
+    // Every binding waits this long before it is carried out, as a busy API server's would.
+    std::chrono::milliseconds bindingDelay{0};
   };
 
   explicit ApiServerDouble(Options options);
@@ -69,6 +80,9 @@ class ApiServerDouble {
   void remove(const std::string& resource, const std::string& key);
   std::map<std::string, ApiObject> objects(const std::string& resource) const;
   std::uint64_t resourceVersion() const;
+  // The UID of a stored object (pods keyed namespace/name), as its metadata.uid renders;
+  // throws std::out_of_range when there is none.
+  std::string uid(const std::string& resource, const std::string& key) const;
 
   // --- faults ---
   void dropWatches();               // close open watches without ending them
@@ -82,8 +96,23 @@ class ApiServerDouble {
   void lagNextWatch();
   void expireNextContinue();  // the next page asked for by continue token: 410 Expired
   void setToken(const std::string& token);  // rotate the accepted token
+  // While held, a binding request waits (its connection open, nothing decided) until
+  // holdBindings(false) or releaseBindings() lets it go; it is then judged against the pods
+  // as they are at that moment. heldBindings() says how many wait, so that a test can
+  // order other things after a binding has arrived.
+  void holdBindings(bool held);
+  void releaseBindings(std::size_t count);  // let this many held bindings go, oldest first
+  std::size_t heldBindings() const;
+  // Each change recorded from now on reaches watches only after a delay drawn from
+  // [min, max] (std::mt19937 seeded with `seed`), as a lagging watch cache's; a watch still
+  // sends its events in resourceVersion order, each once it and every earlier event of that
+  // resource are visible. LIST and GET are not delayed: they read storage, as with
+  // resourceVersion "". {0, 0} sends events at once, as without a delay.
+  void setWatchDelay(std::chrono::milliseconds min, std::chrono::milliseconds max,
+                     std::uint32_t seed);
 
-  // Requests seen, for assertions: "LIST pods", "WATCH nodes", ...
+  // Requests seen, for assertions: "LIST pods", "WATCH nodes", "GET pods ns/name",
+  // "BIND ns/name", ...
   std::vector<std::string> requests() const;
   std::size_t openWatches() const;
 
@@ -95,6 +124,8 @@ class ApiServerDouble {
     std::optional<ApiObject> before;
     std::optional<ApiObject> after;
     std::string uid;
+    // When watches may send it (setWatchDelay); the epoch for at once.
+    std::chrono::steady_clock::time_point visibleAt{};
   };
   struct Stored {
     ApiObject object;
@@ -114,7 +145,16 @@ class ApiServerDouble {
   template <typename Stream>
   void serveStream(Stream& stream, Connection& connection);
   template <typename Stream>
-  bool handle(Stream& stream, const std::string& target, const std::string& authorization);
+  bool handle(Stream& stream, boost::beast::http::verb method, const std::string& target,
+              const std::string& authorization, const std::string& requestBody);
+  // GET of one pod and POST of its binding, under the lock `lock` holds; they answer and
+  // unlock.
+  template <typename Stream>
+  void getPod(Stream& stream, std::unique_lock<std::mutex>& lock, const std::string& ns,
+              const std::string& name);
+  template <typename Stream>
+  void bind(Stream& stream, std::unique_lock<std::mutex>& lock, const std::string& ns,
+            const std::string& name, const std::string& body);
   template <typename Stream>
   // `drops`: dropGeneration_ when the request arrived.
   void streamWatch(Stream& stream, const std::string& resource, std::uint64_t from,
@@ -152,6 +192,14 @@ class ApiServerDouble {
   bool lagNextWatch_ = false;
   int failCount_ = 0;
   unsigned failStatus_ = 500;
+  bool bindingsHeld_ = false;
+  std::size_t heldBindings_ = 0;
+  // Held bindings take tickets in arrival order; those below releasedUpTo_ may go.
+  std::uint64_t nextBindingTicket_ = 0;
+  std::uint64_t releasedUpTo_ = 0;
+  std::chrono::milliseconds watchDelayMin_{0};
+  std::chrono::milliseconds watchDelayMax_{0};
+  std::mt19937 watchDelayRandom_;
   std::vector<std::string> requests_;
   std::atomic<std::size_t> openWatches_{0};
   std::list<std::shared_ptr<Connection>> connections_;

@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/beast/core/buffers_to_string.hpp>
-#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -27,13 +27,31 @@ HttpReply HttpClient::get(std::string_view target) {
   return send(std::move(request));
 }
 
-HttpReply HttpClient::post(std::string_view target, std::string body) {
+namespace {
+
+http::request<http::string_body> postRequest(std::string_view target, std::string body) {
   http::request<http::string_body> request{http::verb::post, target, 11};
   request.set(http::field::host, "127.0.0.1");
   request.set(http::field::content_type, "application/json");
   request.body() = std::move(body);
   request.prepare_payload();
-  return send(std::move(request));
+  return request;
+}
+
+}  // namespace
+
+HttpReply HttpClient::post(std::string_view target, std::string body) {
+  return send(postRequest(target, std::move(body)));
+}
+
+void HttpClient::writePost(std::string_view target, std::string body) {
+  stream_.expires_after(std::chrono::seconds(30));
+  http::write(stream_, postRequest(target, std::move(body)));
+}
+
+HttpReply HttpClient::readReply() {
+  stream_.expires_after(std::chrono::seconds(30));
+  return read();
 }
 
 HttpReply HttpClient::send(http::request<http::string_body> request) {

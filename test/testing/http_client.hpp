@@ -26,6 +26,11 @@ class HttpClient {
   HttpReply get(std::string_view target);
   HttpReply post(std::string_view target, std::string body);
   HttpReply send(boost::beast::http::request<boost::beast::http::string_body> request);
+  // post() in two halves, for a test that must know the request is on its way before it
+  // does the next thing: writePost() returns once the request is written, readReply() reads
+  // the answer.
+  void writePost(std::string_view target, std::string body);
+  HttpReply readReply();
   // Writes bytes as they are (malformed requests) and reads one response.
   HttpReply raw(std::string_view bytes);
   // The same, written `pieceBytes` at a time with Nagle's algorithm off, so that a large body
