@@ -138,6 +138,8 @@ std::string Metrics::render(const CacheSizes& cache) const {
   appendGauge(out, "scheduler_extender_in_flight_waiting_requests",
               "Requests held until a pod in flight that can change their answer is placed.",
               cache.waitingRequests);
+  appendGauge(out, "scheduler_extender_bind_requests_in_flight",
+              "/bind requests waiting for the API server's answer.", cache.bindRequests);
 
   std::lock_guard lock(mutex_);
   appendHeader(out, "scheduler_extender_requests_total", "counter",

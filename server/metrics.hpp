@@ -41,6 +41,7 @@ struct CacheSizes {
   std::size_t assumedPods = 0;
   std::size_t inFlightPods = 0;
   std::size_t waitingRequests = 0;
+  std::size_t bindRequests = 0;  // /binds not answered yet
 };
 
 class Metrics final : public scheduling::framework::runtime::MetricsRecorder {

@@ -148,6 +148,7 @@ void metrics(const RouterContext& c, const ExchangePtr& ex) {
     sizes.inFlightPods = c.inFlight->numInFlight();
     sizes.waitingRequests = c.inFlight->numWaiting();
   }
+  if (c.binder != nullptr) sizes.bindRequests = c.binder->numPending();
   ex->answer(
       {http::status::ok, c.metrics.render(sizes), "text/plain; version=0.0.4; charset=utf-8"});
 }

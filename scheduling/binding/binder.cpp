@@ -90,7 +90,12 @@ void Binder::stop() {
 }
 
 void Binder::bind(api::ExtenderBindingArgs args, Done done) {
-  net::post(io_, [this, args = std::move(args), done = std::move(done)]() mutable {
+  ++pending_;
+  Done counted = [this, done = std::move(done)](api::ExtenderBindingResult result) {
+    --pending_;
+    done(std::move(result));
+  };
+  net::post(io_, [this, args = std::move(args), done = std::move(counted)]() mutable {
     begin(std::move(args), std::move(done));
   });
 }

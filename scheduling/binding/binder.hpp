@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -81,6 +82,8 @@ class Binder {
   // Binds the pod; `done` runs once, on the binder's thread, with the answer for /bind.
   // Thread-safe.
   void bind(api::ExtenderBindingArgs args, Done done);
+  // /binds not answered yet (a gauge): two for one pod wait for one binding.
+  std::size_t numPending() const { return pending_.load(); }
 
  private:
   struct Binding {
@@ -108,6 +111,7 @@ class Binder {
   std::unique_ptr<BindingClient> client_;
   boost::asio::steady_timer cleanup_;
   std::map<std::string, Binding> inProgress_;  // by pod UID
+  std::atomic<std::size_t> pending_{0};
   std::thread thread_;
 };
 

@@ -46,14 +46,6 @@ std::string bindingJson(const std::string& ns, const std::string& name, const st
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-struct Post {
-  std::string target;
-  std::string body;
-};
-struct Get {
-  std::string target;
-};
-
 }  // namespace
 
 BindingClient::BindingClient(net::any_io_executor executor, const informers::ClientConfig& config,
@@ -67,8 +59,8 @@ BindingClient::BindingClient(net::any_io_executor executor, const informers::Cli
 
 BindingClient::~BindingClient() = default;
 
-template <typename Request>
-net::awaitable<ApiAnswer> BindingClient::exchange(Request request) {
+net::awaitable<ApiAnswer> BindingClient::exchange(const std::string& target,
+                                                  const std::string* body) {
   std::unique_ptr<informers::ApiConnection> connection;
   if (idle_.empty()) {
     connection = std::make_unique<informers::ApiConnection>(executor_, config_, tls_, tokens_);
@@ -77,29 +69,27 @@ net::awaitable<ApiAnswer> BindingClient::exchange(Request request) {
     idle_.pop_back();
   }
   ApiAnswer answer;
+  bool failed = false;
   try {
     informers::http::status status;
-    if constexpr (std::is_same_v<Request, Post>) {
-      status =
-          co_await connection->post(std::move(request.target), std::move(request.body), timeout_);
+    if (body != nullptr) {
+      status = co_await connection->post(target, *body, timeout_);
     } else {
-      status = co_await connection->get(std::move(request.target), timeout_);
+      status = co_await connection->get(target, timeout_);
     }
     answer.status = static_cast<unsigned>(status);
-    std::string body;
-    while (co_await connection->readSome(body, timeout_)) {
-      if (body.size() > ApiAnswer::kMaxAnswerBytes) {
+    while (co_await connection->readSome(answer.body, timeout_)) {
+      if (answer.body.size() > ApiAnswer::kMaxAnswerBytes) {
         connection->close();
         break;
       }
     }
-    body.resize(std::min(body.size(), ApiAnswer::kMaxAnswerBytes));
-    answer.body = std::move(body);
+    answer.body.resize(std::min(answer.body.size(), ApiAnswer::kMaxAnswerBytes));
   } catch (const boost::system::system_error& e) {
     answer.failure = e.code().message();
-    co_return answer;  // the connection is closed: dropped
+    failed = true;
   }
-  idle_.push_back(std::move(connection));
+  if (!failed) idle_.push_back(std::move(connection));  // a failed one is closed: dropped
   co_return answer;
 }
 
@@ -107,12 +97,18 @@ net::awaitable<ApiAnswer> BindingClient::createBinding(const std::string& ns,
                                                        const std::string& name,
                                                        const std::string& uid,
                                                        const std::string& node) {
-  co_return co_await exchange(
-      Post{podPath(ns, name) + "/binding", bindingJson(ns, name, uid, node)});
+  // Named, and passed by reference: GCC 12 destroys a temporary in a co_await operand, or a
+  // class argument moved into a coroutine, twice.
+  const std::string target = podPath(ns, name) + "/binding";
+  const std::string body = bindingJson(ns, name, uid, node);
+  ApiAnswer answer = co_await exchange(target, &body);
+  co_return answer;
 }
 
 net::awaitable<ApiAnswer> BindingClient::getPod(const std::string& ns, const std::string& name) {
-  co_return co_await exchange(Get{podPath(ns, name)});
+  const std::string target = podPath(ns, name);
+  ApiAnswer answer = co_await exchange(target, nullptr);
+  co_return answer;
 }
 
 void BindingClient::close() {

@@ -44,8 +44,8 @@ class BindingClient {
   void close();
 
  private:
-  template <typename Request>
-  boost::asio::awaitable<ApiAnswer> exchange(Request request);
+  // A POST of `body`, or a GET when it is null.
+  boost::asio::awaitable<ApiAnswer> exchange(const std::string& target, const std::string* body);
 
   boost::asio::any_io_executor executor_;
   const informers::ClientConfig& config_;

@@ -50,7 +50,7 @@ class ApiConnection {
   // follows with readSome. A POST is not repeated once it may have reached the server (as
   // Go's http.Transport, only when nothing was written), so a connection idle for longer
   // than kMaxIdleReuse, which the server may have closed meanwhile, is replaced first.
-  boost::asio::awaitable<http::status> post(std::string target, std::string body,
+  boost::asio::awaitable<http::status> post(const std::string& target, const std::string& body,
                                             std::chrono::seconds timeout);
   static constexpr std::chrono::seconds kMaxIdleReuse{15};
 

@@ -1,0 +1,331 @@
+// The built binary registered with bindVerb, driven the way kube-scheduler drives it (filter →
+// prioritize → choose → bind, the next pod started beside the binding), against the API-server
+// double: bursts end with every pod bound where it was sent, no required anti-affinity broken
+// and the ideal zone spread, whatever the order of /bind, the next /filter and the watch.
+// Each burst is ordered by what the extender does (a stalled watch, a held request), not by
+// sleeps, so it cannot pass by luck of timing.
+#include <rapidjson/document.h>
+
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <thread>
+
+#include "test/testing/api_server_double.hpp"
+#include "test/testing/http_client.hpp"
+#include "test/testing/scheduler_loop.hpp"
+#include "test/testing/server_process.hpp"
+
+namespace bind_test {
+
+using namespace std::chrono_literals;
+constexpr const char* kHostname = "kubernetes.io/hostname";
+constexpr const char* kZone = "topology.kubernetes.io/zone";
+
+template <typename Predicate>
+bool eventually(Predicate predicate) {
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (!predicate()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+// The Error of an ExtenderBindingResult.
+std::string bindError(const std::string& body) {
+  rapidjson::Document document;
+  document.Parse(body.data(), body.size());
+  BOOST_REQUIRE_MESSAGE(document.IsObject() && document.HasMember("Error") &&
+                            document["Error"].IsString(),
+                        "not an ExtenderBindingResult: " << body);
+  return document["Error"].GetString();
+}
+
+// The value of one metric series in a /metrics text; -1 when absent.
+double metric(const std::string& text, const std::string& series) {
+  const auto at = text.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(text.substr(at + series.size() + 2));
+}
+
+const std::string kWebAntiAffinity =
+    R"({"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":)"
+    R"({"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}],)"
+    R"("preferredDuringSchedulingIgnoredDuringExecution":[{"weight":100,"podAffinityTerm":{)"
+    R"("labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"topology.kubernetes.io/zone"}}]}})";
+
+// A pod that must share a zone with the cache, and keeps one replica per node.
+const std::string kWebNextToCache =
+    R"({"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":)"
+    R"({"matchLabels":{"app":"cache"}},"topologyKey":"topology.kubernetes.io/zone"}]},)"
+    R"("podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":)"
+    R"({"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}]}})";
+
+// 60 nodes in 3 zones and a namespace, in the double; the binary following it.
+struct Cluster {
+  explicit Cluster(testing::ApiServerDouble::Options options = {},
+                   std::vector<std::string> flags = {})
+      : server(options) {
+    testing::ApiObject ns;
+    ns.name = "shop";
+    server.put("namespaces", ns);
+    for (int i = 0; i < 20; ++i) {
+      for (const char* zone : {"a", "b", "c"}) {
+        testing::ApiObject node;
+        node.name = "node-" + std::string(zone) + std::to_string(i);
+        node.labels = {{kHostname, node.name}, {kZone, std::string("zone-") + zone}};
+        server.put("nodes", node);
+        nodeNames.push_back(node.name);
+        nodeLabels[node.name] = node.labels;
+      }
+    }
+    std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\ncurrent-context: t\n"
+                                 "contexts: [{name: t, context: {cluster: d, user: u}}]\n"
+                                 "clusters: [{name: d, cluster: {server: \""
+                              << server.url() << "\"}}]\nusers: [{name: u, user: {token: x}}]\n";
+    flags.insert(flags.begin(), {"--kubeconfig", kubeconfig.string()});
+    process = std::make_unique<testing::ServerProcess>(flags);
+  }
+  ~Cluster() { std::filesystem::remove(kubeconfig); }
+
+  // Pending pods in the double, as kube-scheduler's queue would hand them out.
+  std::vector<testing::LoopPod> pending(const std::string& prefix, int count,
+                                        const std::string& app, const std::string& affinity) {
+    std::vector<testing::LoopPod> pods;
+    for (int i = 0; i < count; ++i) {
+      testing::ApiObject pod;
+      pod.name = prefix + (i < 10 ? "0" : "") + std::to_string(i);
+      pod.ns = "shop";
+      pod.labels = {{"app", app}};
+      pod.affinityJson = affinity;
+      pod.phase = "Pending";
+      server.put("pods", pod);
+      pods.push_back({pod, server.uid("pods", "shop/" + pod.name)});
+    }
+    return pods;
+  }
+
+  std::vector<testing::PodOutcome> schedule(const std::vector<testing::LoopPod>& pods,
+                                            testing::BindOrder order) {
+    testing::SchedulerLoop loop({process->port(), nodeNames, order});
+    return loop.run(pods);
+  }
+
+  std::string metrics() { return testing::HttpClient(process->port()).get("/metrics").body; }
+
+  testing::ApiServerDouble server;
+  std::filesystem::path kubeconfig =
+      std::filesystem::temp_directory_path() / ("sx-bind-kubeconfig-" + std::to_string(::getpid()));
+  std::vector<std::string> nodeNames;
+  testing::NodeLabels nodeLabels;
+  std::unique_ptr<testing::ServerProcess> process;
+};
+
+// Every pod bound, by /bind, to the node the loop chose: what the API server now says.
+void checkAllBound(Cluster& cluster, const std::vector<testing::PodOutcome>& outcomes) {
+  const auto pods = cluster.server.objects("pods");
+  for (const auto& outcome : outcomes) {
+    BOOST_TEST_CONTEXT(outcome.name) {
+      BOOST_TEST(outcome.scheduleError == "");
+      BOOST_TEST(outcome.node != "");
+      BOOST_TEST(outcome.bindStatus == 200u);
+      BOOST_TEST(outcome.bindError == "");
+      BOOST_TEST(pods.at(outcome.name).nodeName == outcome.node);
+    }
+  }
+}
+
+struct BurstCase {
+  std::string name;
+  testing::BindOrder order;
+  bool stallWatch;  // the extender learns placements from /bind alone
+  std::chrono::milliseconds watchDelayMax{0};
+  std::chrono::milliseconds bindingDelay{0};
+};
+std::ostream& operator<<(std::ostream& out, const BurstCase& c) { return out << c.name; }
+
+const std::vector<BurstCase> kBurstCases = {
+    {"binds before the next filter, the watch silent", testing::BindOrder::BeforeNextFilter, true},
+    {"binds after the next filter, the watch silent", testing::BindOrder::AfterNextFilter, true},
+    {"either order, the watch 0-50 ms late, bindings 5 ms", testing::BindOrder::Alternate, false,
+     50ms, 5ms},
+};
+
+}  // namespace bind_test
+
+using namespace bind_test;
+
+BOOST_AUTO_TEST_SUITE(bind_binary)
+
+BOOST_DATA_TEST_CASE(a_burst_keeps_anti_affinity_and_spreads_zones,
+                     boost::unit_test::data::make(kBurstCases), c) {
+  testing::ApiServerDouble::Options options;
+  options.bindingDelay = c.bindingDelay;
+  Cluster cluster(options);
+  auto pods = cluster.pending("web-", 40, "web", kWebAntiAffinity);
+  cluster.server.setWatchDelay(0ms, c.watchDelayMax, 7);
+  if (c.stallWatch) cluster.server.stallWatches(true);
+
+  const auto outcomes = cluster.schedule(pods, c.order);
+  checkAllBound(cluster, outcomes);
+  const auto placed = cluster.server.objects("pods");
+  BOOST_TEST(testing::antiAffinityViolations(placed, cluster.nodeLabels, {{"app", "web"}},
+                                             kHostname) == 0u);
+  BOOST_TEST(testing::topologySkew(placed, cluster.nodeLabels, {{"app", "web"}}, kZone) <= 1u);
+
+  const std::string during = cluster.metrics();
+  BOOST_TEST(metric(during, R"(scheduler_extender_bindings_total{result="bound"})") == 40);
+  BOOST_TEST(
+      metric(during,
+             R"(scheduler_extender_in_flight_waits_total{endpoint="filter",outcome="timeout"})") <=
+      0);
+  if (c.stallWatch) {
+    BOOST_TEST(metric(during, "scheduler_extender_assumed_pods") == 40);
+  }
+  if (c.order == testing::BindOrder::AfterNextFilter) {
+    // Each /filter after the first waited for the previous pod's /bind.
+    BOOST_TEST(
+        metric(
+            during,
+            R"(scheduler_extender_in_flight_waits_total{endpoint="filter",outcome="settled"})") >=
+        39);
+  }
+  // The watch catches up and confirms every assumption; none expires.
+  cluster.server.stallWatches(false);
+  BOOST_TEST(eventually(
+      [&] { return metric(cluster.metrics(), "scheduler_extender_assumed_pods") == 0; }));
+  BOOST_TEST(metric(cluster.metrics(), "scheduler_extender_cache_pods") == 40);
+  BOOST_TEST(metric(cluster.metrics(), "scheduler_extender_expired_assumed_pods_total") == 0);
+}
+
+// Pods that must join the first one: each /filter needs the previous placements to know the
+// cache's zone and which nodes already hold a replica.
+BOOST_AUTO_TEST_CASE(pods_join_a_pod_placed_just_before) {
+  Cluster cluster;
+  auto pods = cluster.pending("cache-", 1, "cache", "");
+  const auto web = cluster.pending("web-", 15, "web", kWebNextToCache);
+  pods.insert(pods.end(), web.begin(), web.end());
+  cluster.server.stallWatches(true);
+
+  const auto outcomes = cluster.schedule(pods, testing::BindOrder::Alternate);
+  checkAllBound(cluster, outcomes);
+  const auto placed = cluster.server.objects("pods");
+  const auto zone = cluster.nodeLabels.at(placed.at("shop/cache-00").nodeName).at(kZone);
+  for (const auto& pod : web) {
+    BOOST_TEST(cluster.nodeLabels.at(placed.at("shop/" + pod.object.name).nodeName).at(kZone) ==
+               zone);
+  }
+  BOOST_TEST(testing::antiAffinityViolations(placed, cluster.nodeLabels, {{"app", "web"}},
+                                             kHostname) == 0u);
+}
+
+struct BindErrorCase {
+  std::string name;
+  std::string pod;  // the PodName sent
+  std::string uid;  // "" for the pod's own
+  bool assignFirst = false;
+  int failures = 0;  // the double answers this many requests with 500 first
+  std::string wantError;
+  std::string wantResult;
+};
+std::ostream& operator<<(std::ostream& out, const BindErrorCase& c) { return out << c.name; }
+
+const std::vector<BindErrorCase> kBindErrorCases = {
+    {"no such pod", "ghost", "u-ghost", false, 0,
+     "binding pod shop/ghost to node node-a0: reading the pod: API server answered 404 Not "
+     "Found: pods \"ghost\" not found",
+     "not_found"},
+    {"another UID under that name", "p00", "u-old", false, 0,
+     "binding pod shop/p00 to node node-a0: PodUID u-old is pod shop/p00 with UID", "conflict"},
+    {"already assigned", "p00", "", true, 0,
+     "binding pod shop/p00 to node node-a0: API server answered 409 Conflict: Operation cannot be "
+     "fulfilled on pods/binding \"p00\": pod p00 is already assigned to node \"node-b0\"",
+     "conflict"},
+    {"the API server fails", "p00", "", false, 1,
+     "binding pod shop/p00 to node node-a0: reading the pod: API server answered 500 Internal "
+     "Server Error",
+     "rejected"},
+};
+
+BOOST_DATA_TEST_CASE(a_refused_binding_answers_why_and_assumes_nothing,
+                     boost::unit_test::data::make(kBindErrorCases), c) {
+  Cluster cluster;
+  auto pod = cluster.pending("p", 1, "web", kWebAntiAffinity).front();
+  if (c.assignFirst) {
+    pod.object.nodeName = "node-b0";
+    cluster.server.put("pods", pod.object);
+  }
+  // The informers are watching: the next request to the API server is the binder's.
+  BOOST_TEST(eventually([&] { return cluster.server.openWatches() == 3; }));
+  cluster.server.failNextRequests(c.failures, 500);
+  testing::HttpClient client(cluster.process->port());
+  const auto reply =
+      client.post("/bind", R"({"PodName":")" + c.pod + R"(","PodNamespace":"shop","PodUID":")" +
+                               (c.uid.empty() ? pod.uid : c.uid) + R"(","Node":"node-a0"})");
+  BOOST_TEST(reply.status == 200u);
+  BOOST_TEST(bindError(reply.body).rfind(c.wantError, 0) == 0u, reply.body);
+  const std::string text = cluster.metrics();
+  BOOST_TEST(metric(text, "scheduler_extender_assumed_pods") == 0);
+  BOOST_TEST(metric(text, R"(scheduler_extender_bindings_total{result=")" + c.wantResult + "\"}") ==
+             1);
+}
+
+BOOST_AUTO_TEST_CASE(two_binds_of_one_pod_at_once_bind_it_once) {
+  Cluster cluster;
+  const auto pod = cluster.pending("p", 1, "web", "").front();
+  cluster.server.holdBindings(true);
+  const std::string body =
+      R"({"PodName":"p00","PodNamespace":"shop","PodUID":")" + pod.uid + R"(","Node":"node-a0"})";
+  testing::HttpReply first, second;
+  std::thread one(
+      [&] { first = testing::HttpClient(cluster.process->port()).post("/bind", body); });
+  BOOST_TEST(eventually([&] { return cluster.server.heldBindings() == 1; }));
+  std::thread two(
+      [&] { second = testing::HttpClient(cluster.process->port()).post("/bind", body); });
+  // The binding is let go only once the second /bind waits beside the first.
+  BOOST_TEST(eventually([&] {
+    return metric(cluster.metrics(), "scheduler_extender_bind_requests_in_flight") == 2;
+  }));
+  BOOST_TEST(cluster.server.heldBindings() == 1u);
+  cluster.server.holdBindings(false);
+  one.join();
+  two.join();
+  BOOST_TEST(first.body == R"({"Error":""})");
+  BOOST_TEST(second.body == R"({"Error":""})");
+  const auto requests = cluster.server.requests();
+  BOOST_TEST(std::count(requests.begin(), requests.end(), "BIND shop/p00") == 1);
+  BOOST_TEST(cluster.server.objects("pods").at("shop/p00").nodeName == "node-a0");
+}
+
+BOOST_AUTO_TEST_CASE(an_unreachable_api_server_is_named) {
+  // A port nothing listens on: bound by the double, then freed.
+  std::uint16_t port = 0;
+  {
+    testing::ApiServerDouble gone({});
+    port = gone.port();
+  }
+  const auto kubeconfig = std::filesystem::temp_directory_path() /
+                          ("sx-bind-unreachable-" + std::to_string(::getpid()));
+  std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\ncurrent-context: t\n"
+                               "contexts: [{name: t, context: {cluster: d, user: u}}]\n"
+                               "clusters: [{name: d, cluster: {server: \"http://127.0.0.1:"
+                            << port << "\"}}]\nusers: [{name: u, user: {token: x}}]\n";
+  testing::ServerProcess process({"--kubeconfig", kubeconfig.string()}, "serving on");
+  const auto reply = testing::HttpClient(process.port())
+                         .post("/bind", R"({"PodName":"p","PodNamespace":"shop","PodUID":"u",)"
+                                        R"("Node":"n"})");
+  BOOST_TEST(reply.status == 200u);
+  BOOST_TEST(bindError(reply.body).rfind("binding pod shop/p to node n: reading the pod: API "
+                                        "server unreachable: ",
+                                        0) == 0u,
+             reply.body);
+  BOOST_TEST(process.stop(SIGTERM) == 0);
+  std::filesystem::remove(kubeconfig);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
