@@ -2,6 +2,8 @@
 // container's own arguments (the mounted files replaced by files from the source tree, the
 // cluster from examples/ instead of the API server), then asked what kubelet's probes and
 // kube-scheduler ask, with the scheme, client certificate and node form the manifests give them.
+#include <rapidjson/document.h>
+
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <csignal>
@@ -105,6 +107,20 @@ BOOST_DATA_TEST_CASE(kubelet_and_kube_scheduler_get_their_answers, data::make(kS
         BOOST_TEST(reply.body.find(names ? "\"NodeNames\":[" : "\"Nodes\":{") != std::string::npos,
                    reply.body);
       }
+    }
+    // Run from a file, the extender has no API server to create a Binding with: /bind answers
+    // 200 with an Error, which kube-scheduler takes as a failed binding and retries the pod.
+    const std::string bindPath = "/" + text(s.extenderCall["bindVerb"]);
+    if (bindPath != "/") {
+      const auto reply = scheduler.post(
+          bindPath, R"({"PodName":"web-0","PodNamespace":"default",)"
+                    R"("PodUID":"5d0c1f3e-8a2b-4c7d-9e6f-0a1b2c3d4e5f","Node":"node-a1"})");
+      BOOST_TEST(reply.status == 200u, bindPath << ": " << reply.body);
+      rapidjson::Document result;
+      result.Parse(reply.body.c_str());
+      BOOST_TEST((result.IsObject() && result.HasMember("Error") && result["Error"].IsString() &&
+                  result["Error"].GetStringLength() > 0),
+                 reply.body);
     }
     BOOST_TEST(scheduler.get("/metrics").status == 200u);
 

@@ -88,6 +88,36 @@ std::string sha256Hex(const std::string& text) {
   return hex;
 }
 
+ServiceAccount extenderAccount(const Scenario& s) {
+  return {text(podSpecOf(s.extenderDeployment)["serviceAccountName"]), Scenario::kNamespace};
+}
+
+// Whether the extender's account may create a pod's Binding, in any namespace (a Binding is
+// created in its pod's).
+bool mayBind(const Scenario& s) {
+  return allows(s.manifests, extenderAccount(s), {"", "pods/binding", "create", "default", ""});
+}
+
+// Whether kube-scheduler's profile runs without its in-tree InterPodAffinity plugin: disabled
+// under multiPoint, which takes it out of every extension point it implements, and enabled
+// again at none (a single extension point's setting takes precedence over multiPoint).
+bool inTreeInterPodAffinityDisabled(const Scenario& s) {
+  const YAML::Node plugins = at(s.schedulerConfig, {"profiles", 0, "plugins"});
+  bool disabled = false;
+  for (const auto& plugin : at(plugins, {"multiPoint", "disabled"})) {
+    const std::string name = text(at(plugin, {"name"}));
+    if (name == "InterPodAffinity" || name == "*") disabled = true;
+  }
+  if (!plugins.IsMap()) return disabled;
+  for (const auto& point : plugins) {
+    const YAML::Node& pluginSet = point.second;
+    for (const auto& plugin : at(pluginSet, {"enabled"})) {
+      if (text(at(plugin, {"name"})) == "InterPodAffinity") return false;
+    }
+  }
+  return disabled;
+}
+
 const std::string kAppVersion = text(YAML::LoadFile(chartFile("Chart.yaml"))["appVersion"]);
 const std::string kChartVersion = text(YAML::LoadFile(chartFile("Chart.yaml"))["version"]);
 
@@ -97,9 +127,9 @@ BOOST_AUTO_TEST_SUITE(chart)
 
 BOOST_AUTO_TEST_CASE(every_scenario_the_issue_asks_for_exists) {
   const std::set<std::string> have(kScenarios.begin(), kScenarios.end());
-  for (const auto* want :
-       {"sidecar-values.yaml", "service-http-values.yaml", "service-tls-values.yaml",
-        "service-mtls-values.yaml", "ha-values.yaml", "custom-framework-values.yaml"}) {
+  for (const auto* want : {"sidecar-values.yaml", "service-http-values.yaml",
+                           "service-tls-values.yaml", "service-mtls-values.yaml", "ha-values.yaml",
+                           "custom-framework-values.yaml", "bind-values.yaml"}) {
     BOOST_TEST(have.contains(want), want);
   }
 }
@@ -208,7 +238,7 @@ BOOST_DATA_TEST_CASE(verbs_and_probes_name_endpoints_the_binary_serves, data::ma
   BOOST_TEST_REQUIRE(post.contains("/filter"), "--help lists no POST /filter");
   BOOST_TEST_REQUIRE(get.contains("/healthz"), "--help lists no GET /healthz");
   BOOST_TEST(!text(s.extenderCall["filterVerb"]).empty());
-  for (const auto* verb : {"filterVerb", "prioritizeVerb", "preemptVerb"}) {
+  for (const auto* verb : {"filterVerb", "prioritizeVerb", "preemptVerb", "bindVerb"}) {
     const std::string path = "/" + text(s.extenderCall[verb]);
     BOOST_TEST((path == "/" || post.contains(path)), verb << " " << path);
   }
@@ -262,6 +292,95 @@ BOOST_DATA_TEST_CASE(the_extender_arguments_pass_check_config, data::make(kScena
   const std::string percentage =
       "percentageOfNodesToScore " + text(framework["percentageOfNodesToScore"]);
   BOOST_TEST(result.out.find(percentage) != std::string::npos, result.out);
+}
+
+// The one write the extender may make, creating Bindings, is granted exactly when kube-scheduler
+// is told to ask for it.
+BOOST_DATA_TEST_CASE(the_extender_binds_and_may_bind_exactly_when_bind_verb_is_set,
+                     data::make(kScenarios), name) {
+  const Scenario& s = scenario(name);
+  const std::string bindVerb = value(s.values, "registration.bindVerb");
+  BOOST_TEST(s.extenderCall["bindVerb"].IsDefined() == !bindVerb.empty());
+  BOOST_TEST(text(s.extenderCall["bindVerb"]) == bindVerb);
+  BOOST_TEST(mayBind(s) == !bindVerb.empty());
+}
+
+// With the in-tree plugin off, the extender is all that enforces inter-pod affinity: it must be
+// asked at /bind (so it knows each placement before its next answer), be one process (what it
+// assumed is in its memory), and filter with InterPodAffinity.
+BOOST_DATA_TEST_CASE(in_tree_inter_pod_affinity_is_off_exactly_when_the_extender_is_exclusive,
+                     data::make(kScenarios), name) {
+  const Scenario& s = scenario(name);
+  const bool exclusive = flag(s.values, "registration.exclusiveInterPodAffinity");
+  BOOST_TEST(inTreeInterPodAffinityDisabled(s) == exclusive);
+  if (!exclusive) return;
+  BOOST_TEST(text(s.extenderCall["bindVerb"]) == "bind");
+  BOOST_TEST(!text(s.extenderCall["filterVerb"]).empty());
+  if (s.serviceMode()) BOOST_TEST(s.extenderDeployment["spec"]["replicas"].as<int>() == 1);
+  const YAML::Node framework = YAML::Load(s.frameworkConfig);
+  bool filters = false;
+  for (const auto& plugin : at(framework, {"plugins", "filter"})) {
+    if (text(at(plugin, {"name"})) == "InterPodAffinity") filters = true;
+  }
+  BOOST_TEST(filters, s.frameworkConfig);
+}
+
+BOOST_DATA_TEST_CASE(the_extender_holds_and_assumes_as_long_as_the_values_say,
+                     data::make(kScenarios), name) {
+  const Scenario& s = scenario(name);
+  const YAML::Node& args = s.extenderContainer["args"];
+  BOOST_TEST(flagValue(args, "--in-flight-wait") == value(s.values, "extender.inFlightWait"));
+  BOOST_TEST(flagValue(args, "--assumed-pod-ttl") == value(s.values, "extender.assumedPodTTL"));
+}
+
+struct BindCase {
+  std::string name;
+  std::vector<std::string> sets;
+  bool binds;
+  bool exclusive;
+};
+std::ostream& operator<<(std::ostream& os, const BindCase& c) { return os << c.name; }
+
+const std::vector<BindCase> kBindCases = {
+    {"defaults", {}, false, false},
+    {"bindVerb alone", {"registration.bindVerb=bind"}, true, false},
+    {"bindVerb with three extenders behind a Service",
+     {"mode=service", "extender.replicas=3", "registration.bindVerb=bind"},
+     true,
+     false},
+    {"exclusive with one extender behind a Service",
+     {"mode=service", "registration.bindVerb=bind", "registration.exclusiveInterPodAffinity=true"},
+     true,
+     true},
+    // Only the leader schedules, and it calls its own sidecar.
+    {"exclusive with three kube-scheduler pods and their sidecars",
+     {"replicas=3", "registration.bindVerb=bind", "registration.exclusiveInterPodAffinity=true"},
+     true,
+     true},
+};
+
+// Combinations no ci scenario holds. The expectations are the table's, not read back from the
+// values, so that a value the templates ignore fails here.
+BOOST_DATA_TEST_CASE(bind_verb_and_exclusive_affinity_render_what_they_ask, data::make(kBindCases),
+                     c) {
+  const Scenario s = renderWith(c.sets);
+  BOOST_TEST(text(s.extenderCall["bindVerb"]) == (c.binds ? "bind" : ""));
+  BOOST_TEST(mayBind(s) == c.binds);
+  BOOST_TEST(inTreeInterPodAffinityDisabled(s) == c.exclusive);
+  // Nothing else of kube-scheduler's default profile changes.
+  const YAML::Node plugins = at(s.schedulerConfig, {"profiles", 0, "plugins"});
+  BOOST_TEST(plugins.IsDefined() == c.exclusive);
+  if (c.exclusive) {
+    BOOST_TEST(plugins.size() == 1u);
+    BOOST_TEST(at(plugins, {"multiPoint", "disabled"}).size() == 1u);
+    BOOST_TEST(!at(plugins, {"multiPoint", "enabled"}).IsDefined());
+  }
+  // kube-scheduler's account is not the one the chart grants the write to in service mode.
+  if (s.serviceMode()) {
+    const ServiceAccount scheduler{text(podSpecOf(s.schedulerDeployment)["serviceAccountName"]),
+                                   Scenario::kNamespace};
+    BOOST_TEST(!allows(s.manifests, scheduler, {"", "pods/binding", "create", "default", ""}));
+  }
 }
 
 BOOST_DATA_TEST_CASE(rbac_lets_each_binary_do_what_it_calls, data::make(kScenarios), name) {
@@ -528,6 +647,7 @@ const std::vector<RolloutCase> kRollouts = {
     {"extender stanza", "registration.weight=7", true, false},
     {"leader election", "leaderElection.leaseDuration=60s", true, false},
     {"log verbosity only", "kubeScheduler.verbosity=6", false, false},
+    {"bind verb", "registration.bindVerb=bind", true, false},
 };
 
 // In service mode each Deployment carries the checksum of the one file its pods read.
@@ -586,6 +706,21 @@ const std::vector<RefusedCase> kRefused = {
      "tls.clientAuth.clientSecretName is empty"},
     {"sidecar on kube-scheduler's port", {"extender.port=10259"}, "extender.port 10259"},
     {"unknown mode", {"mode=daemonset"}, "mode must be \"sidecar\" or \"service\""},
+    {"exclusive inter-pod affinity without bindVerb",
+     {"registration.exclusiveInterPodAffinity=true"},
+     "registration.exclusiveInterPodAffinity needs registration.bindVerb=bind"},
+    {"exclusive inter-pod affinity with two extenders behind a Service",
+     {"mode=service", "extender.replicas=2", "registration.bindVerb=bind",
+      "registration.exclusiveInterPodAffinity=true"},
+     "registration.exclusiveInterPodAffinity with mode=service needs extender.replicas=1, not 2"},
+    {"exclusive inter-pod affinity with no extender filter",
+     {"registration.bindVerb=bind", "registration.exclusiveInterPodAffinity=true",
+      "framework.plugins.filter=null"},
+     "registration.exclusiveInterPodAffinity needs InterPodAffinity in framework.plugins.filter"},
+    {"exclusive inter-pod affinity with the filter verb off",
+     {"registration.bindVerb=bind", "registration.exclusiveInterPodAffinity=true",
+      "registration.filterVerb="},
+     "registration.exclusiveInterPodAffinity needs registration.filterVerb"},
 };
 
 BOOST_DATA_TEST_CASE(contradicting_values_fail_to_render_with_a_message, data::make(kRefused), c) {

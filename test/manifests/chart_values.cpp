@@ -48,6 +48,24 @@ YAML::Node chartValues(const std::string& valuesFile) {
   return merged(defaults, YAML::LoadFile(valuesFile));
 }
 
+YAML::Node withSets(const YAML::Node& values, const std::vector<std::string>& sets) {
+  YAML::Node result = YAML::Clone(values);
+  for (const auto& set : sets) {
+    const auto equals = set.find('=');
+    if (equals == std::string::npos) throw std::runtime_error("--set " + set + ": no '='");
+    std::istringstream keys(set.substr(0, equals));
+    std::vector<std::string> path;
+    for (std::string key; std::getline(keys, key, '.');) path.push_back(key);
+    YAML::Node node = result;  // reset() below walks down; operator[] adds what is missing
+    for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+      YAML::Node next = node[path[i]];
+      node.reset(next);
+    }
+    node[path.back()] = set.substr(equals + 1);
+  }
+  return result;
+}
+
 std::string value(const YAML::Node& values, const std::string& path) {
   return valueAt(values, path).as<std::string>();
 }

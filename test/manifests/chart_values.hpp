@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <string>
+#include <vector>
 
 namespace manifests {
 
@@ -10,6 +11,11 @@ namespace manifests {
 // Helm coalesces them (maps merge key by key, anything else replaces, null deletes). With an
 // empty path, values.yaml alone.
 YAML::Node chartValues(const std::string& valuesFile = "");
+
+// The values with each "a.b=c" of `sets` laid over them, as `helm --set` lays them (dotted map
+// keys only; no list indexes or escapes). Each lands as a plain scalar, which value(), flag()
+// and number() read as Helm types it.
+YAML::Node withSets(const YAML::Node& values, const std::vector<std::string>& sets);
 
 // A value by dotted path ("tls.clientAuth.enabled"); throws when values.yaml lacks it, so that
 // a renamed value fails the test that reads it instead of reading as empty.

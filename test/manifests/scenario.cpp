@@ -11,9 +11,9 @@
 namespace manifests {
 namespace {
 
-ManifestSet render(const std::string& name) {
-  const auto result =
-      renderChart({Scenario::kRelease, Scenario::kNamespace, {chartFile("ci/" + name)}, {}});
+ManifestSet render(const std::string& name, const std::vector<std::string>& files,
+                   const std::vector<std::string>& sets) {
+  const auto result = renderChart({Scenario::kRelease, Scenario::kNamespace, files, sets});
   if (result.exitCode != 0) {
     throw std::runtime_error("chart-render failed for " + name + ": " + result.error);
   }
@@ -37,11 +37,14 @@ std::pair<YAML::Node, YAML::Node> findContainer(
   return found.front();
 }
 
-Scenario load(const std::string& name) {
+// A ci scenario by file name, or (with an empty valuesFile) values.yaml with the sets.
+Scenario load(const std::string& name, const std::string& valuesFile,
+              const std::vector<std::string>& sets) {
   Scenario s{};
   s.name = name;
-  s.values = chartValues(chartFile("ci/" + name));
-  s.manifests = render(name);
+  s.values = withSets(chartValues(valuesFile), sets);
+  s.manifests =
+      render(name, valuesFile.empty() ? std::vector<std::string>{} : std::vector{valuesFile}, sets);
   std::tie(s.schedulerDeployment, s.schedulerContainer) =
       findContainer(s.manifests, "kube-scheduler", [](const YAML::Node& container) {
         return text(at(container, {"command", 0})) == "kube-scheduler";
@@ -75,8 +78,16 @@ const Scenario& scenario(const std::string& name) {
   static std::map<std::string, Scenario> rendered;
   const std::lock_guard lock(mutex);
   auto it = rendered.find(name);
-  if (it == rendered.end()) it = rendered.emplace(name, load(name)).first;
+  if (it == rendered.end()) {
+    it = rendered.emplace(name, load(name, chartFile("ci/" + name), {})).first;
+  }
   return it->second;
+}
+
+Scenario renderWith(const std::vector<std::string>& sets) {
+  std::string name = "--set";
+  for (const auto& set : sets) name += " " + set;
+  return load(name, "", sets);
 }
 
 YAML::Node podSpecOf(const YAML::Node& deployment) {

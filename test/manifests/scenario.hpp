@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <string>
+#include <vector>
 
 #include "test/manifests/manifest_set.hpp"
 
@@ -35,6 +36,11 @@ struct Scenario {
 
 // Rendered once per scenario and kept: every check of a scenario reads the same render.
 const Scenario& scenario(const std::string& name);
+
+// values.yaml with `sets` ("a.b=c", as `helm --set` takes them) laid over it, rendered: for a
+// combination of values no ci scenario holds. Rendered at each call; `name` is "--set" and the
+// sets. Throws, as scenario() does, when the chart refuses to render.
+Scenario renderWith(const std::vector<std::string>& sets);
 
 // A pod template's spec, of a Deployment.
 YAML::Node podSpecOf(const YAML::Node& deployment);

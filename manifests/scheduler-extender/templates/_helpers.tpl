@@ -126,11 +126,23 @@ leaderElection:
 percentageOfNodesToScore: {{ int .Values.kubeScheduler.percentageOfNodesToScore }}
 profiles:
   - schedulerName: {{ include "scheduler-extender.schedulerName" . }}
+    {{- if .Values.registration.exclusiveInterPodAffinity }}
+    # The extender alone decides inter-pod affinity. Disabled under multiPoint, the plugin
+    # leaves every extension point it implements (PreFilter, Filter, PreScore, Score, and the
+    # PreFilter extensions preemption uses).
+    plugins:
+      multiPoint:
+        disabled:
+          - name: InterPodAffinity
+    {{- end }}
 extenders:
   - urlPrefix: {{ include "scheduler-extender.urlPrefix" . }}
     filterVerb: {{ .Values.registration.filterVerb | quote }}
     prioritizeVerb: {{ .Values.registration.prioritizeVerb | quote }}
     preemptVerb: {{ .Values.registration.preemptVerb | quote }}
+    {{- with .Values.registration.bindVerb }}
+    bindVerb: {{ . | quote }}
+    {{- end }}
     weight: {{ int .Values.registration.weight }}
     nodeCacheCapable: {{ .Values.registration.nodeCacheCapable }}
     httpTimeout: {{ .Values.registration.httpTimeout }}
@@ -148,7 +160,8 @@ extenders:
 {{- end }}
 
 {{/*
-Combinations the schema cannot express. Each message names the values to change.
+Combinations of values, checked here rather than in the schema so that each message names
+the values to change and says why.
 */}}
 {{- define "scheduler-extender.validate" -}}
 {{- if not (has .Values.mode (list "sidecar" "service")) }}
@@ -163,6 +176,24 @@ Combinations the schema cannot express. Each message names the values to change.
 {{- if .Values.tls.enabled }}
 {{- if not .Values.tls.serverSecretName }}
 {{- fail "tls.enabled is true but tls.serverSecretName is empty: name the kubernetes.io/tls Secret holding the extender's certificate" }}
+{{- end }}
+{{- end }}
+{{- if .Values.registration.exclusiveInterPodAffinity }}
+{{- if not .Values.registration.bindVerb }}
+{{- fail "registration.exclusiveInterPodAffinity needs registration.bindVerb=bind: without it kube-scheduler binds each pod itself and the extender, learning of the placement only from its watch, would answer the next pods on a cluster missing the last placements. Set registration.bindVerb=bind or registration.exclusiveInterPodAffinity=false." }}
+{{- end }}
+{{- $filters := false }}
+{{- range .Values.framework.plugins.filter }}
+{{- if eq .name "InterPodAffinity" }}{{ $filters = true }}{{ end }}
+{{- end }}
+{{- if not .Values.registration.filterVerb }}
+{{- fail "registration.exclusiveInterPodAffinity needs registration.filterVerb: with kube-scheduler's InterPodAffinity off, the extender's /filter is all that enforces required affinity and anti-affinity" }}
+{{- end }}
+{{- if not $filters }}
+{{- fail "registration.exclusiveInterPodAffinity needs InterPodAffinity in framework.plugins.filter: with kube-scheduler's InterPodAffinity off, it is all that enforces required affinity and anti-affinity" }}
+{{- end }}
+{{- if and (eq .Values.mode "service") (gt (int .Values.extender.replicas) 1) }}
+{{- fail (printf "registration.exclusiveInterPodAffinity with mode=service needs extender.replicas=1, not %d: assumed pods and held requests live in one extender process, and the Service may send a pod's /bind to one replica and the next pod's /filter to another. Set extender.replicas=1, mode=sidecar, or registration.exclusiveInterPodAffinity=false." (int .Values.extender.replicas)) }}
 {{- end }}
 {{- end }}
 {{- if .Values.tls.clientAuth.enabled }}
@@ -226,6 +257,8 @@ seccompProfile:
     {{- if .Values.extender.maxConnections }}
     - --max-connections={{ int .Values.extender.maxConnections }}
     {{- end }}
+    - --in-flight-wait={{ .Values.extender.inFlightWait }}
+    - --assumed-pod-ttl={{ .Values.extender.assumedPodTTL }}
     {{- if .Values.tls.enabled }}
     - --tls-cert-file=/etc/scheduler-extender/tls/tls.crt
     - --tls-private-key-file=/etc/scheduler-extender/tls/tls.key
