@@ -53,6 +53,35 @@ std::string extenderArgs(const std::string& podJson, const std::vector<std::stri
   return buffer.GetString();
 }
 
+// The v1 Binding kube-scheduler's DefaultBinder creates.
+std::string bindingJson(const LoopPod& pod, const std::string& node) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  w.StartObject();
+  w.Key("apiVersion");
+  w.String("v1");
+  w.Key("kind");
+  w.String("Binding");
+  w.Key("metadata");
+  w.StartObject();
+  w.Key("name");
+  w.String(pod.object.name.c_str());
+  w.Key("namespace");
+  w.String(pod.object.ns.c_str());
+  w.Key("uid");
+  w.String(pod.uid.c_str());
+  w.EndObject();
+  w.Key("target");
+  w.StartObject();
+  w.Key("kind");
+  w.String("Node");
+  w.Key("name");
+  w.String(node.c_str());
+  w.EndObject();
+  w.EndObject();
+  return buffer.GetString();
+}
+
 std::string bindingArgs(const LoopPod& pod, const std::string& node) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
@@ -210,7 +239,7 @@ std::vector<PodOutcome> SchedulerLoop::run(const std::vector<LoopPod>& pods) {
     const bool last = i + 1 == pods.size();
     auto nextFilterAnswered = afterNextFilter && !last ? std::make_shared<Signal>() : nullptr;
     auto written = std::make_shared<Signal>();
-    binds.threads.emplace_back([this, &outcome, &fail, nextFilterAnswered, written,
+    binds.threads.emplace_back([this, &outcome, &fail, &pod, nextFilterAnswered, written,
                                 body = bindingArgs(pod, outcome.node)] {
       try {
         HttpClient client(options_.port);
@@ -220,6 +249,18 @@ std::vector<PodOutcome> SchedulerLoop::run(const std::vector<LoopPod>& pods) {
           fail("the /bind of " + outcome.name + " waited in vain for the next /filter to be " +
                "answered or held (" + std::string(kWaitingGauge) + " stayed 0)");
           written->fire();
+          return;
+        }
+        if (options_.apiServerPort != 0) {
+          // DefaultBinder: the Binding straight to the API server.
+          HttpClient api(options_.apiServerPort);
+          api.writePost(
+              "/api/v1/namespaces/" + pod.object.ns + "/pods/" + pod.object.name + "/binding",
+              bindingJson(pod, outcome.node));
+          written->fire();
+          const HttpReply reply = api.readReply();
+          outcome.bindStatus = reply.status;
+          outcome.bindError = reply.status == 201 ? "" : failureText(reply);
           return;
         }
         client.writePost("/bind", body);

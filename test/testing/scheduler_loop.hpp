@@ -52,6 +52,9 @@ class SchedulerLoop {
     // How long an AfterNextFilter /bind waits for the next /filter's answer or a held
     // request before run() fails: the extender neither answered nor held it.
     std::chrono::milliseconds holdDeadline{10000};
+    // Without bindVerb: kube-scheduler's own binder POSTs the Binding to the API server on
+    // this port instead of calling the extender's /bind (0: /bind).
+    std::uint16_t apiServerPort = 0;
   };
 
   explicit SchedulerLoop(Options options);
