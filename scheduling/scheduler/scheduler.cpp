@@ -185,8 +185,9 @@ Scheduler::Scheduler(std::shared_ptr<framework::runtime::Framework> framework,
 
 void Scheduler::whenInFlightSettled(Verb verb, const api::Pod& pod,
                                     InFlightPods::Proceed proceed) const {
+  if (inFlight_ == nullptr) return proceed({});
   const auto snapshot = cache_->snapshot();
-  if (inFlight_ == nullptr || !snapshot) return proceed({});
+  if (!snapshot) return proceed({});
   std::optional<PodInfo> incoming;  // parsed only if some pod is in flight
   inFlight_->whenSettled(
       pod.metadata.uid,
