@@ -17,14 +17,17 @@ RUN apt-get update \
       libboost1.81-dev libboost-test1.81-dev ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 
+# No WORKDIR (scripts/build.sh finds the tree from its own path): with buildah's vfs storage
+# every step is a full copy of the build image, and this one would change nothing else.
 FROM deps AS build
-WORKDIR /src
-COPY . .
+COPY . /src
 # The final stage cannot run commands, so its whole filesystem is assembled here, in /rootfs:
-# the stripped binary, the libraries `ldd` resolves for it, CA certificates and the user.
-RUN scripts/build.sh -DCMAKE_BUILD_TYPE=Release -DSX_BUILD_TESTS=OFF --target scheduler-extender \
- && strip build/scheduler-extender \
- && scripts/image-rootfs.sh build/scheduler-extender /rootfs
+# the stripped binary, the libraries `ldd` resolves for it, CA certificates and the user. The
+# build tree goes, so that the layer this step leaves holds /rootfs and little more.
+RUN /src/scripts/build.sh -DCMAKE_BUILD_TYPE=Release -DSX_BUILD_TESTS=OFF --target scheduler-extender \
+ && strip /src/build/scheduler-extender \
+ && /src/scripts/image-rootfs.sh /src/build/scheduler-extender /rootfs \
+ && rm -rf /src/build
 
 # Run: nothing but /rootfs — no shell, no package manager (like kube-scheduler's distroless
 # image).
