@@ -18,10 +18,10 @@ sx_project_version() {
   sed -n 's/^project(scheduler-extender VERSION \([0-9][0-9.]*\).*/\1/p' CMakeLists.txt
 }
 
-# buildah chroot isolation and debootstrap need root; say so instead of failing halfway.
+# buildah's chroot isolation (and debootstrap) need root; say so instead of failing halfway.
 sx_require_root() {
   if [ "$(id -u)" -ne 0 ]; then
-    echo "$1: needs root (buildah's chroot isolation and debootstrap do): run it with sudo" >&2
+    echo "$1: needs root, as buildah's chroot isolation does: run it with sudo" >&2
     exit 1
   fi
 }
