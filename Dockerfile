@@ -1,33 +1,51 @@
-# The scheduler-extender image, built from source. No container engine ran this file in the
-# project's CI (it has none); docs/helm.md says how to build and load the image.
+# The scheduler-extender image, built from source. CI builds it and runs it with
+# scripts/build-image.sh and scripts/smoke-image.sh (buildah, no daemon, no registry); with a
+# container engine that can pull debian:bookworm, this is enough:
 #
 #   docker build -t scheduler-extender:0.1.0 .
 
 # Build: the packages scripts/install-deps.sh installs for the binary alone (not the test
-# tools), then the binary without the test suites (SX_BUILD_TESTS=OFF).
-FROM debian:bookworm AS build
+# tools; Boost.Test because CMakeLists.txt finds it even without the suites), then the binary
+# without the test suites (SX_BUILD_TESTS=OFF). The upgrade brings the libraries the image
+# will carry to the archive's current security fixes, however old the base image is. The
+# packages are a stage of their own, which scripts/build-image.sh tags and keeps as a cache.
+FROM debian:bookworm AS deps
 RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get upgrade -y \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       g++ cmake ninja-build rapidjson-dev libssl-dev libyaml-cpp-dev \
-      libboost1.81-dev libboost-test1.81-dev \
+      libboost1.81-dev libboost-test1.81-dev ca-certificates \
  && rm -rf /var/lib/apt/lists/*
-WORKDIR /src
-COPY . .
-RUN scripts/build.sh -DCMAKE_BUILD_TYPE=Release -DSX_BUILD_TESTS=OFF --target scheduler-extender \
- && strip build/scheduler-extender
 
-# Run: only the shared libraries the binary links (`ldd scheduler-extender`: libssl3 for
-# libssl and libcrypto, libyaml-cpp0.7, libstdc++6; libc, libm and libgcc_s are in the base
-# image) and CA certificates, for API servers whose kubeconfig names no CA of its own.
-FROM debian:bookworm-slim
-RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libssl3 libyaml-cpp0.7 libstdc++6 ca-certificates \
- && rm -rf /var/lib/apt/lists/*
-COPY --from=build /src/build/scheduler-extender /usr/local/bin/scheduler-extender
+# No WORKDIR (scripts/build.sh finds the tree from its own path): with buildah's vfs storage
+# every step is a full copy of the build image, and this one would change nothing else.
+FROM deps AS build
+COPY . /src
+# The final stage cannot run commands, so its whole filesystem is assembled here, in /rootfs:
+# the stripped binary, the libraries `ldd` resolves for it, CA certificates and the user. The
+# build tree goes, so that the layer this step leaves holds /rootfs and little more.
+RUN /src/scripts/build.sh -DCMAKE_BUILD_TYPE=Release -DSX_BUILD_TESTS=OFF --target scheduler-extender \
+ && strip /src/build/scheduler-extender \
+ && /src/scripts/image-rootfs.sh /src/build/scheduler-extender /rootfs \
+ && rm -rf /src/build
+
+# Run: nothing but /rootfs — no shell, no package manager (like kube-scheduler's distroless
+# image).
+FROM scratch
+COPY --from=build /rootfs/ /
+# Filled by scripts/build-image.sh: the CMake project version, `git rev-parse HEAD`, the
+# repository's address and its license (SPDX; NOASSERTION while the repository names none).
+ARG VERSION=unknown
+ARG REVISION=unknown
+ARG SOURCE=
+ARG LICENSES=NOASSERTION
 LABEL org.opencontainers.image.title="scheduler-extender" \
-      org.opencontainers.image.description="Kubernetes scheduler extender: InterPodAffinity and PodState over its own cluster cache"
-# A numeric user, so that runAsNonRoot can verify it without an /etc/passwd entry.
+      org.opencontainers.image.description="Kubernetes scheduler extender: InterPodAffinity and PodState over its own cluster cache" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.licenses="${LICENSES}"
+# Numeric, so that runAsNonRoot can verify it; /etc/passwd names it "nonroot".
 USER 65532:65532
 EXPOSE 8888
 # With no flags the extender serves on 0.0.0.0:8888 and follows the cluster through the pod's

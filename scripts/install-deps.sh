@@ -1,17 +1,35 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages the build and the tests need, skipping those present.
 # With --hardening, also clang and its sanitizer/libFuzzer runtime for scripts/hardening.sh.
+# With --image, only what scripts/build-image.sh and scripts/smoke-image.sh need on the host
+# (buildah, debootstrap for the base image, curl and python3): the binary builds inside it.
 # Go, Sprig and sigs.k8s.io/yaml build test/tools/chart-render, which renders the Helm chart
 # for its tests with Helm's own template engine pieces (no helm binary, no module downloads).
 # Boost must be 1.81 or newer: Debian 12 ships it as libboost1.81-dev (its default
 # libboost-dev is 1.74); Ubuntu 24.04's default libboost-dev (1.83) is new enough.
 set -euo pipefail
 
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+apt_install() {
+  echo "installing: $*" >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
+}
+
+if [ "${1:-}" = "--image" ]; then
+  missing=()
+  for p in buildah debootstrap curl python3; do installed "$p" || missing+=("$p"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    $sudo apt-get update -qq
+    apt_install "${missing[@]}"
+  fi
+  exit 0
+fi
+
 packages=(g++ cmake ninja-build rapidjson-dev libssl-dev libyaml-cpp-dev curl python3
           golang-go golang-github-masterminds-sprig-dev golang-k8s-sigs-yaml-dev)
 [ "${1:-}" = "--hardening" ] && packages+=(clang)
-
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
 missing=()
 for p in "${packages[@]}"; do installed "$p" || missing+=("$p"); done
@@ -21,13 +39,6 @@ if { installed libboost1.81-dev && installed libboost-test1.81-dev; } ||
      dpkg --compare-versions "$(dpkg-query -W -f='${Version}' libboost-dev)" ge 1.81; }; then
   boost_present=true
 fi
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-apt_install() {
-  echo "installing: $*" >&2
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
-}
-
 if [ ${#missing[@]} -gt 0 ] || ! $boost_present; then
   $sudo apt-get update -qq
   if ! $boost_present; then
