@@ -70,7 +70,7 @@ struct ExtenderFilterResult {
 struct ExtenderBindingArgs {
   std::string podName;
   std::string podNamespace;
-  std::string podUID;
+  std::string podUID;  // empty: no UID precondition
   std::string node;
 };
 

@@ -48,6 +48,11 @@ std::string describe(const ApiAnswer& answer) {
   return message.empty() ? text : text + ": " + message;
 }
 
+// Pods are unique by namespace and name at any one time; the UID may not have been sent.
+std::string podKey(const api::ExtenderBindingArgs& args) {
+  return args.podNamespace + "/" + args.podName;
+}
+
 BindResult classify(const ApiAnswer& answer) {
   if (answer.status == 0) return BindResult::Unreachable;
   if (answer.status == 200 || answer.status == 201) return BindResult::Bound;
@@ -101,7 +106,7 @@ void Binder::bind(api::ExtenderBindingArgs args, Done done) {
 }
 
 void Binder::begin(api::ExtenderBindingArgs args, Done done) {
-  if (auto it = inProgress_.find(args.podUID); it != inProgress_.end()) {
+  if (auto it = inProgress_.find(podKey(args)); it != inProgress_.end()) {
     if (it->second.node == args.node) {
       it->second.waiting.push_back(std::move(done));
     } else {
@@ -110,7 +115,7 @@ void Binder::begin(api::ExtenderBindingArgs args, Done done) {
     }
     return;
   }
-  inProgress_[args.podUID] = Binding{args.node, {std::move(done)}};
+  inProgress_[podKey(args)] = Binding{args.node, {std::move(done)}};
   net::co_spawn(io_, run(std::move(args)), net::detached);
 }
 
@@ -118,7 +123,7 @@ net::awaitable<void> Binder::run(api::ExtenderBindingArgs args) {
   const auto start = Clock::now();
   const Outcome outcome = co_await bindPod(args);
   observer_.bindingDone(args, outcome.result, outcome.error, Clock::now() - start);
-  const auto it = inProgress_.find(args.podUID);
+  const auto it = inProgress_.find(podKey(args));
   const std::vector<Done> waiting = std::move(it->second.waiting);
   inProgress_.erase(it);
   for (const auto& done : waiting) done({outcome.error});
@@ -132,6 +137,9 @@ net::awaitable<Binder::Outcome> Binder::bindPod(const api::ExtenderBindingArgs& 
     inFlight_.settle(args.podUID);
     co_return Outcome{found.result, what + found.error};
   }
+  // The pod's own UID: the cache's key, and the Binding's precondition.
+  if (pod.metadata.uid.empty()) pod.metadata.uid = podKey(args);
+  const std::string uid = pod.metadata.uid;
   // Requests from here on count the pod on the node; those held for it go on (the cache tells
   // InFlightPods once the snapshot is published).
   const bool assumed = cache_.assumePod(std::move(pod), args.node) == cache::AssumeResult::Assumed;
@@ -141,14 +149,14 @@ net::awaitable<Binder::Outcome> Binder::bindPod(const api::ExtenderBindingArgs& 
       co_await client_->createBinding(args.podNamespace, args.podName, args.podUID, args.node);
   const BindResult result = classify(answer);
   if (result == BindResult::Bound) {
-    if (assumed) cache_.finishBinding(args.podUID, Clock::now() + options_.assumedPodTtl);
+    if (assumed) cache_.finishBinding(uid, Clock::now() + options_.assumedPodTtl);
     co_return Outcome{};
   }
   if (assumed) {
-    cache_.forgetPod(args.podUID);
+    cache_.forgetPod(uid);
     cache_.publish();
   }
-  inFlight_.settle(args.podUID);
+  inFlight_.settle(uid);
   co_return Outcome{result, what + describe(answer)};
 }
 
@@ -156,7 +164,9 @@ net::awaitable<Binder::Outcome> Binder::podToAssume(const api::ExtenderBindingAr
                                                     api::Pod& pod) {
   // Nearly always the pod of the /filter or /prioritize just answered. Otherwise (another
   // replica answered them, or this process restarted since) the API server has it.
-  if (const auto tracked = inFlight_.find(args.podUID)) {
+  const auto tracked = args.podUID.empty() ? inFlight_.findByName(args.podNamespace, args.podName)
+                                           : inFlight_.find(args.podUID);
+  if (tracked) {
     pod = tracked->pod();
   } else {
     const ApiAnswer answer = co_await client_->getPod(args.podNamespace, args.podName);
@@ -168,8 +178,8 @@ net::awaitable<Binder::Outcome> Binder::podToAssume(const api::ExtenderBindingAr
       co_return Outcome{BindResult::Rejected, std::string("reading the pod: ") + e.what()};
     }
   }
-  if (pod.metadata.uid != args.podUID || pod.metadata.name != args.podName ||
-      pod.metadata.ns != args.podNamespace) {
+  if ((!args.podUID.empty() && pod.metadata.uid != args.podUID) ||
+      pod.metadata.name != args.podName || pod.metadata.ns != args.podNamespace) {
     co_return Outcome{BindResult::Conflict, "PodUID " + args.podUID + " is pod " + pod.metadata.ns +
                                                 "/" + pod.metadata.name + " with UID " +
                                                 pod.metadata.uid + " (deleted and created again?)"};

@@ -110,7 +110,7 @@ class Binder {
   std::unique_ptr<informers::TokenSource> tokens_;
   std::unique_ptr<BindingClient> client_;
   boost::asio::steady_timer cleanup_;
-  std::map<std::string, Binding> inProgress_;  // by pod UID
+  std::map<std::string, Binding> inProgress_;  // by namespace/name
   std::atomic<std::size_t> pending_{0};
   std::thread thread_;
 };

@@ -30,8 +30,10 @@ std::string bindingJson(const std::string& ns, const std::string& name, const st
   w.String(name.c_str(), static_cast<rapidjson::SizeType>(name.size()));
   w.Key("namespace");
   w.String(ns.c_str(), static_cast<rapidjson::SizeType>(ns.size()));
-  w.Key("uid");
-  w.String(uid.c_str(), static_cast<rapidjson::SizeType>(uid.size()));
+  if (!uid.empty()) {  // the precondition
+    w.Key("uid");
+    w.String(uid.c_str(), static_cast<rapidjson::SizeType>(uid.size()));
+  }
   w.EndObject();
   w.Key("target");
   w.StartObject();

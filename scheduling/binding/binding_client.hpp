@@ -32,9 +32,9 @@ class BindingClient {
                 std::chrono::seconds timeout);
   ~BindingClient();
 
-  // POST /api/v1/namespaces/{ns}/pods/{name}/binding: a v1 Binding whose metadata.uid is a
-  // precondition (the API server refuses a pod recreated under the same name) and whose
-  // target is the node.
+  // POST /api/v1/namespaces/{ns}/pods/{name}/binding: a v1 Binding whose metadata.uid, unless
+  // empty, is a precondition (the API server refuses a pod recreated under the same name) and
+  // whose target is the node.
   boost::asio::awaitable<ApiAnswer> createBinding(const std::string& ns, const std::string& name,
                                                   const std::string& uid, const std::string& node);
   // GET /api/v1/namespaces/{ns}/pods/{name}.

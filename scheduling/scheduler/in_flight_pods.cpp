@@ -95,6 +95,15 @@ framework::PodInfoPtr InFlightPods::find(std::string_view uid) const {
   return it == state_->entries.end() ? nullptr : it->second.pod;
 }
 
+framework::PodInfoPtr InFlightPods::findByName(std::string_view ns, std::string_view name) const {
+  std::lock_guard lock(state_->mu);
+  for (const auto& [uid, entry] : state_->entries) {
+    const auto& meta = entry.pod->pod().metadata;
+    if (meta.ns == ns && meta.name == name) return entry.pod;
+  }
+  return nullptr;
+}
+
 void InFlightPods::settle(std::string_view uid) {
   std::lock_guard lock(state_->mu);
   state_->settle(uid);

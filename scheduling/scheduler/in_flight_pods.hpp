@@ -52,6 +52,8 @@ class InFlightPods final : public cache::PlacementObserver {
   void track(framework::PodInfoPtr pod);
   // The pod in flight with this UID; null when there is none.
   framework::PodInfoPtr find(std::string_view uid) const;
+  // The pod in flight with this namespace and name; null when there is none.
+  framework::PodInfoPtr findByName(std::string_view ns, std::string_view name) const;
   // This attempt will not place the pod (its binding failed before it was assumed).
   void settle(std::string_view uid);
 

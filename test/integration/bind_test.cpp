@@ -243,6 +243,28 @@ BOOST_AUTO_TEST_CASE(two_binds_of_one_pod_at_once_bind_it_once) {
   BOOST_TEST(cluster.server.objects("pods").at("shop/p00").nodeName == "node-a0");
 }
 
+// kube-scheduler always sends PodUID; a caller that does not gets a binding without the UID
+// precondition, of the pod its /filter named or, failing that, the API server's.
+BOOST_AUTO_TEST_CASE(a_bind_without_a_uid_binds_the_pod_it_names) {
+  Cluster cluster;
+  const auto pods = cluster.pending("p", 2, "web", kWebAntiAffinity);
+  testing::HttpClient client(cluster.process->port());
+  const auto filtered = client.post(
+      "/filter", R"({"Pod":)" + testing::renderPendingPod(pods[0], "default-scheduler") +
+                     R"(,"NodeNames":["node-a0"]})");
+  BOOST_TEST(filtered.body.find(R"("NodeNames":["node-a0"])") != std::string::npos, filtered.body);
+  for (const auto& [name, node] : {std::pair{"p00", "node-a0"}, std::pair{"p01", "node-b0"}}) {
+    const auto reply =
+        client.post("/bind", std::string(R"({"PodName":")") + name +
+                                 R"(","PodNamespace":"shop","Node":")" + node + R"("})");
+    BOOST_TEST(bindError(reply.body) == "");
+    BOOST_TEST(cluster.server.objects("pods").at(std::string("shop/") + name).nodeName == node);
+  }
+  const auto requests = cluster.server.requests();
+  BOOST_TEST(std::count(requests.begin(), requests.end(), "GET pods shop/p00") == 0);
+  BOOST_TEST(std::count(requests.begin(), requests.end(), "GET pods shop/p01") == 1);
+}
+
 BOOST_AUTO_TEST_CASE(an_unreachable_api_server_is_named) {
   // A port nothing listens on: bound by the double, then freed.
   std::uint16_t port = 0;

@@ -253,18 +253,13 @@ ExtenderBindingArgs decodeExtenderBindingArgs(std::string_view body) {
   const Field document{"", &kBindingArgs, &schema::self, &schema::resetSelf<ExtenderBindingArgs>};
   Input in(body);
   Decoder(in, {}).decode(document, &args);
+  // PodUID may be left out (kube-scheduler always sends it): the binding then has no UID
+  // precondition. The others go into an API server path: only what a Kubernetes object name
+  // may hold (a DNS subdomain: lower-case letters, digits, '-' and '.').
   const std::pair<std::string_view, const std::string*> required[] = {
-      {"PodName", &args.podName},
-      {"PodNamespace", &args.podNamespace},
-      {"PodUID", &args.podUID},
-      {"Node", &args.node}};
+      {"PodName", &args.podName}, {"PodNamespace", &args.podNamespace}, {"Node", &args.node}};
   for (const auto& [name, value] : required) {
     if (value->empty()) throw DecodeError(std::string(name), "missing or empty");
-  }
-  // They go into an API server path: only what a Kubernetes object name may hold (a DNS
-  // subdomain: lower-case letters, digits, '-' and '.').
-  for (const auto& [name, value] : required) {
-    if (name == "PodUID") continue;
     const bool valid =
         value->size() <= 253 && std::all_of(value->begin(), value->end(), [](char c) {
           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';

@@ -14,8 +14,8 @@ namespace scheduling::api::json {
 // `body` must outlive the result: SentNode::raw points into it.
 ExtenderArgs decodeExtenderArgs(std::string_view body);
 ExtenderPreemptionArgs decodeExtenderPreemptionArgs(std::string_view body);
-// Every member is required and must be a non-empty string: a binding that names no pod or no
-// node is bad input, not an API server refusal.
+// PodName, PodNamespace and Node are required object names: a binding that names no pod or no
+// node is bad input, not an API server refusal. PodUID may be absent.
 ExtenderBindingArgs decodeExtenderBindingArgs(std::string_view body);
 
 // Decodes the item of ExtenderArgs.Nodes.items that `text` starts with (at its '{') as
