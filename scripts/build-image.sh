@@ -143,6 +143,15 @@ build_started=$SECONDS
 bud "${cache[@]}" --target deps -t localhost/scheduler-extender-build-deps:latest
 bud --build-arg "VERSION=$version" --build-arg "REVISION=$revision" \
   --build-arg "SOURCE=$source_url" --build-arg "LICENSES=$licenses" -t "$tag"
+# buildah 1.28's layer cache ignores --build-arg values, so a cached final stage keeps the
+# labels of the run that made it (a previous commit's revision): set them again here, on the
+# finished image, which costs a copy of its few MB.
+ctr=$(sx_buildah from --pull=never "$tag")
+sx_buildah config --label "org.opencontainers.image.version=$version" \
+  --label "org.opencontainers.image.revision=$revision" \
+  --label "org.opencontainers.image.source=$source_url" \
+  --label "org.opencontainers.image.licenses=$licenses" "$ctr"
+sx_buildah commit --rm --quiet "$ctr" "$tag" >/dev/null
 echo "build-image.sh: image built in $((SECONDS - build_started)) s" >&2
 sx_buildah rmi --prune >/dev/null || echo "build-image.sh: warning: could not prune unused layers" >&2
 
