@@ -1,9 +1,8 @@
 #include "scheduling/binding/binding_client.hpp"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <boost/system/system_error.hpp>
+
+#include "scheduling/api/json/api_server_codec.hpp"
 
 namespace scheduling::binding {
 
@@ -13,39 +12,6 @@ namespace {
 
 std::string podPath(const std::string& ns, const std::string& name) {
   return "/api/v1/namespaces/" + ns + "/pods/" + name;
-}
-
-std::string bindingJson(const std::string& ns, const std::string& name, const std::string& uid,
-                        const std::string& node) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-  w.StartObject();
-  w.Key("apiVersion");
-  w.String("v1");
-  w.Key("kind");
-  w.String("Binding");
-  w.Key("metadata");
-  w.StartObject();
-  w.Key("name");
-  w.String(name.c_str(), static_cast<rapidjson::SizeType>(name.size()));
-  w.Key("namespace");
-  w.String(ns.c_str(), static_cast<rapidjson::SizeType>(ns.size()));
-  if (!uid.empty()) {  // the precondition
-    w.Key("uid");
-    w.String(uid.c_str(), static_cast<rapidjson::SizeType>(uid.size()));
-  }
-  w.EndObject();
-  w.Key("target");
-  w.StartObject();
-  w.Key("apiVersion");
-  w.String("v1");
-  w.Key("kind");
-  w.String("Node");
-  w.Key("name");
-  w.String(node.c_str(), static_cast<rapidjson::SizeType>(node.size()));
-  w.EndObject();
-  w.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize());
 }
 
 }  // namespace
@@ -102,7 +68,7 @@ net::awaitable<ApiAnswer> BindingClient::createBinding(const std::string& ns,
   // Named, and passed by reference: GCC 12 destroys a temporary in a co_await operand, or a
   // class argument moved into a coroutine, twice.
   const std::string target = podPath(ns, name) + "/binding";
-  const std::string body = bindingJson(ns, name, uid, node);
+  const std::string body = api::json::encodeBinding(ns, name, uid, node);
   ApiAnswer answer = co_await exchange(target, &body);
   co_return answer;
 }

@@ -112,4 +112,12 @@ BOOST_DATA_TEST_CASE(bad_watch_events_name_what_was_wrong, boost::unit_test::dat
   }
 }
 
+BOOST_AUTO_TEST_CASE(EncodesABindingWithItsUidPrecondition) {
+  BOOST_TEST(encodeBinding("shop", "web-1", "u-1", "node-a2") ==
+             R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web-1","namespace":"shop",)"
+             R"("uid":"u-1"},"target":{"apiVersion":"v1","kind":"Node","name":"node-a2"}})");
+  // No UID: no precondition, rather than one that no pod can meet.
+  BOOST_TEST(encodeBinding("shop", "web-1", "", "node-a2").find("uid") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -37,11 +37,8 @@ std::string bindError(const std::string& body) {
 using testing::eventually;
 using testing::kWebAntiAffinity;
 using testing::kWebNextToCache;
+constexpr auto metric = &testing::metricValue;
 using Cluster = testing::BurstCluster;
-
-double metric(const std::string& text, const std::string& series) {
-  return testing::metricValue(text, series);
-}
 
 // Every pod bound, by /bind (or the API server itself: 201), to the node the loop chose: what
 // the API server now says.

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <thread>
 
+#include "scheduling/api/json/api_server_codec.hpp"
 #include "test/testing/http_client.hpp"
 
 namespace testing {
@@ -49,35 +50,6 @@ std::string extenderArgs(const std::string& podJson, const std::vector<std::stri
   w.StartArray();
   for (const auto& name : nodeNames) w.String(name.c_str());
   w.EndArray();
-  w.EndObject();
-  return buffer.GetString();
-}
-
-// The v1 Binding kube-scheduler's DefaultBinder creates.
-std::string bindingJson(const LoopPod& pod, const std::string& node) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-  w.StartObject();
-  w.Key("apiVersion");
-  w.String("v1");
-  w.Key("kind");
-  w.String("Binding");
-  w.Key("metadata");
-  w.StartObject();
-  w.Key("name");
-  w.String(pod.object.name.c_str());
-  w.Key("namespace");
-  w.String(pod.object.ns.c_str());
-  w.Key("uid");
-  w.String(pod.uid.c_str());
-  w.EndObject();
-  w.Key("target");
-  w.StartObject();
-  w.Key("kind");
-  w.String("Node");
-  w.Key("name");
-  w.String(node.c_str());
-  w.EndObject();
   w.EndObject();
   return buffer.GetString();
 }
@@ -256,7 +228,8 @@ std::vector<PodOutcome> SchedulerLoop::run(const std::vector<LoopPod>& pods) {
           HttpClient api(options_.apiServerPort);
           api.writePost(
               "/api/v1/namespaces/" + pod.object.ns + "/pods/" + pod.object.name + "/binding",
-              bindingJson(pod, outcome.node));
+              scheduling::api::json::encodeBinding(pod.object.ns, pod.object.name, pod.uid,
+                                                   outcome.node));
           written->fire();
           const HttpReply reply = api.readReply();
           outcome.bindStatus = reply.status;

@@ -1,5 +1,8 @@
 #include "scheduling/api/json/api_server_codec.hpp"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include "scheduling/api/decode_error.hpp"
 #include "scheduling/api/json/decoder.hpp"
 #include "scheduling/api/json/input.hpp"
@@ -182,6 +185,42 @@ Status decodeStatus(std::string_view body) {
   Status status;
   decodeInto(body, kStatus, status);
   return status;
+}
+
+std::string encodeBinding(std::string_view ns, std::string_view name, std::string_view uid,
+                          std::string_view node) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  const auto string = [&w](std::string_view s) {
+    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  };
+  w.StartObject();
+  w.Key("apiVersion");
+  w.String("v1");
+  w.Key("kind");
+  w.String("Binding");
+  w.Key("metadata");
+  w.StartObject();
+  w.Key("name");
+  string(name);
+  w.Key("namespace");
+  string(ns);
+  if (!uid.empty()) {
+    w.Key("uid");
+    string(uid);
+  }
+  w.EndObject();
+  w.Key("target");
+  w.StartObject();
+  w.Key("apiVersion");
+  w.String("v1");
+  w.Key("kind");
+  w.String("Node");
+  w.Key("name");
+  string(node);
+  w.EndObject();
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
 }
 
 template Pod decodeListItem<Pod>(std::string_view, std::size_t);

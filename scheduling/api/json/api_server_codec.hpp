@@ -59,4 +59,10 @@ WatchEvent<T> decodeWatchEvent(std::string_view text);
 
 Status decodeStatus(std::string_view body);
 
+// The v1 Binding of a pod to a node, as kube-scheduler's DefaultBinder creates it
+// (POST /api/v1/namespaces/{ns}/pods/{name}/binding); a non-empty `uid` is the API server's
+// precondition that the pod was not recreated under the same name.
+std::string encodeBinding(std::string_view ns, std::string_view name, std::string_view uid,
+                          std::string_view node);
+
 }  // namespace scheduling::api::json
