@@ -37,11 +37,20 @@ TopologyToMatchedTermCount::TopologyToMatchedTermCount(TopologyCountMap base) {
     if (it == shared->keys.end()) it = shared->keys.insert(it, {pair.key, ValueCounts{}});
     it->second.emplace(pair.value, n);
   }
-  base_ = std::move(shared);
+  base_ = shared.get();
+  ownedBase_ = std::move(shared);
+}
+
+TopologyToMatchedTermCount TopologyToMatchedTermCount::borrowingCopy() const {
+  TopologyToMatchedTermCount copy;
+  copy.base_ = base_;
+  copy.delta_ = delta_;
+  copy.nonZero_ = nonZero_;
+  return copy;
 }
 
 std::int64_t TopologyToMatchedTermCount::baseCount(TopologyPair pair) const {
-  if (!base_) return 0;
+  if (base_ == nullptr) return 0;
   const ValueCounts* values = base_->find(pair.key);
   if (values == nullptr) return 0;
   auto it = values->find(pair.value);
@@ -80,18 +89,18 @@ void TopologyToMatchedTermCount::add(std::string_view key, std::string_view valu
 
 bool TopologyToMatchedTermCount::anyPositiveOn(const api::Labels& nodeLabels) const {
   if (nonZero_ == 0) return false;
-  if (base_) {
+  if (base_ != nullptr) {
     for (const auto& [key, values] : base_->keys) {
-      const auto* label = findLabel(nodeLabels, key);
-      if (label == nullptr) continue;
+      const auto label = findLabel(nodeLabels, key);
+      if (!label) continue;
       auto it = values.find(label->second);
       const std::int64_t base = it == values.end() ? 0 : it->second;
       if (base + deltaCount({label->first, label->second}) > 0) return true;
     }
   }
   for (const auto& [pair, d] : delta_) {
-    const std::string* value = nodeLabels.get(pair.key);
-    if (value != nullptr && *value == pair.value && count(pair.key, pair.value) > 0) return true;
+    const auto value = nodeLabels.get(pair.key);
+    if (value.has_value() && *value == pair.value && count(pair.key, pair.value) > 0) return true;
   }
   return false;
 }
@@ -99,7 +108,7 @@ bool TopologyToMatchedTermCount::anyPositiveOn(const api::Labels& nodeLabels) co
 std::map<std::pair<std::string, std::string>, std::int64_t> TopologyToMatchedTermCount::toMap()
     const {
   std::map<std::pair<std::string, std::string>, std::int64_t> out;
-  if (base_) {
+  if (base_ != nullptr) {
     for (const auto& [key, values] : base_->keys) {
       for (const auto& [value, n] : values) out[{std::string(key), std::string(value)}] += n;
     }
@@ -110,6 +119,17 @@ std::map<std::pair<std::string, std::string>, std::int64_t> TopologyToMatchedTer
 }
 
 // --- preFilterState ------------------------------------------------------------------------
+
+std::unique_ptr<fw::StateData> PreFilterState::clone() const {
+  auto copy = std::make_unique<PreFilterState>();
+  copy->existingAntiAffinityCounts = existingAntiAffinityCounts.borrowingCopy();
+  copy->affinityCounts = affinityCounts.borrowingCopy();
+  copy->antiAffinityCounts = antiAffinityCounts.borrowingCopy();
+  copy->podInfo = podInfo;
+  copy->namespaceLabels = namespaceLabels;
+  copy->podMatchesAllOwnAffinityTerms = podMatchesAllOwnAffinityTerms;
+  return copy;
+}
 
 bool podMatchesAllAffinityTerms(const std::vector<fw::AffinityTerm>& terms, const api::Pod& pod) {
   if (terms.empty()) return false;
@@ -127,7 +147,7 @@ void PreFilterState::updateWithPod(const fw::PodInfo& updated, const fw::NodeInf
   // The updated pod's anti-affinity terms against the incoming pod (existing-pods check).
   for (const auto& term : updated.requiredAntiAffinityTerms()) {
     if (!term.matches(incoming, *namespaceLabels)) continue;
-    if (const auto* label = findLabel(nodeLabels, term.topologyKey)) {
+    if (const auto label = findLabel(nodeLabels, term.topologyKey)) {
       existingAntiAffinityCounts.add(label->first, label->second, multiplier);
     }
   }
@@ -135,14 +155,14 @@ void PreFilterState::updateWithPod(const fw::PodInfo& updated, const fw::NodeInf
   const auto& affinityTerms = podInfo->requiredAffinityTerms();
   if (podMatchesAllAffinityTerms(affinityTerms, updated.pod())) {
     for (const auto& term : affinityTerms) {
-      if (const auto* label = findLabel(nodeLabels, term.topologyKey)) {
+      if (const auto label = findLabel(nodeLabels, term.topologyKey)) {
         affinityCounts.add(label->first, label->second, multiplier);
       }
     }
   }
   for (const auto& term : podInfo->requiredAntiAffinityTerms()) {
     if (!term.matches(updated.pod(), kNoLabels)) continue;
-    if (const auto* label = findLabel(nodeLabels, term.topologyKey)) {
+    if (const auto label = findLabel(nodeLabels, term.topologyKey)) {
       antiAffinityCounts.add(label->first, label->second, multiplier);
     }
   }
@@ -166,7 +186,7 @@ TopologyCountMap existingAntiAffinityCounts(const api::Pod& pod, const api::Labe
         if (!term.matches(pod, nsLabels)) return;
         for (const auto& [node, n] : nodes) {
           if (n == 0) continue;
-          if (const auto* label = findLabel(node->labels(), term.topologyKey)) {
+          if (const auto label = findLabel(node->labels(), term.topologyKey)) {
             counts[TopologyPair{label->first, label->second}] += n;
           }
         }
@@ -191,7 +211,7 @@ std::pair<TopologyCountMap, TopologyCountMap> incomingAffinityAntiAffinityCounts
             if (!affinityTerms[i].matches(existing.pod(), kNoLabels)) return;
           }
           for (const auto& term : affinityTerms) {
-            if (const auto* label = findLabel(node.labels(), term.topologyKey)) {
+            if (const auto label = findLabel(node.labels(), term.topologyKey)) {
               affinity[TopologyPair{label->first, label->second}] += 1;
             }
           }
@@ -199,7 +219,7 @@ std::pair<TopologyCountMap, TopologyCountMap> incomingAffinityAntiAffinityCounts
   }
   for (const auto& term : podInfo.requiredAntiAffinityTerms()) {
     lister.forEachPodMatching(term, [&](const fw::PodInfo& /*existing*/, const fw::NodeInfo& node) {
-      if (const auto* label = findLabel(node.labels(), term.topologyKey)) {
+      if (const auto label = findLabel(node.labels(), term.topologyKey)) {
         antiAffinity[TopologyPair{label->first, label->second}] += 1;
       }
     });
@@ -217,23 +237,23 @@ fw::Status InterPodAffinity::preFilter(fw::CycleState& state, const fw::PodInfo&
   const fw::SharedLister& lister = state.snapshot();
 
   // Resolve the namespaceSelectors of the incoming required terms on a copy of the PodInfo.
-  auto podInfo = std::make_shared<fw::PodInfo>(pod);
-  for (auto& term : podInfo->mutableRequiredAffinityTerms()) {
+  auto incoming = std::make_shared<PreFilterState::Incoming>(
+      PreFilterState::Incoming{pod, lister.namespaceLabels(pod.pod().metadata.ns)});
+  fw::PodInfo& podInfo = incoming->podInfo;
+  for (auto& term : podInfo.mutableRequiredAffinityTerms()) {
     mergeAffinityTermNamespacesIfNotEmpty(term, lister);
   }
-  for (auto& term : podInfo->mutableRequiredAntiAffinityTerms()) {
+  for (auto& term : podInfo.mutableRequiredAntiAffinityTerms()) {
     mergeAffinityTermNamespacesIfNotEmpty(term, lister);
   }
-  auto nsLabels =
-      std::make_shared<const api::Labels>(lister.namespaceLabels(pod.pod().metadata.ns));
 
   auto out = std::make_unique<PreFilterState>();
-  out->existingAntiAffinityCounts =
-      TopologyToMatchedTermCount(existingAntiAffinityCounts(podInfo->pod(), *nsLabels, lister));
+  out->existingAntiAffinityCounts = TopologyToMatchedTermCount(
+      existingAntiAffinityCounts(podInfo.pod(), incoming->namespaceLabels, lister));
   const bool hasRequiredTerms =
-      !podInfo->requiredAffinityTerms().empty() || !podInfo->requiredAntiAffinityTerms().empty();
+      !podInfo.requiredAffinityTerms().empty() || !podInfo.requiredAntiAffinityTerms().empty();
   if (hasRequiredTerms) {
-    auto [affinity, antiAffinity] = incomingAffinityAntiAffinityCounts(*podInfo, lister);
+    auto [affinity, antiAffinity] = incomingAffinityAntiAffinityCounts(podInfo, lister);
     out->affinityCounts = TopologyToMatchedTermCount(std::move(affinity));
     out->antiAffinityCounts = TopologyToMatchedTermCount(std::move(antiAffinity));
   }
@@ -243,9 +263,10 @@ fw::Status InterPodAffinity::preFilter(fw::CycleState& state, const fw::PodInfo&
     return fw::Status(fw::Code::Skip);
   }
   out->podMatchesAllOwnAffinityTerms =
-      podMatchesAllAffinityTerms(podInfo->requiredAffinityTerms(), podInfo->pod());
-  out->podInfo = std::move(podInfo);
-  out->namespaceLabels = std::move(nsLabels);
+      podMatchesAllAffinityTerms(podInfo.requiredAffinityTerms(), podInfo.pod());
+  out->podInfo = &podInfo;
+  out->namespaceLabels = &incoming->namespaceLabels;
+  out->ownedIncoming = std::move(incoming);
   state.write(kPreFilterStateKey, std::move(out));
   return {};
 }
@@ -275,8 +296,8 @@ namespace {
 bool satisfyPodAffinity(const PreFilterState& s, const api::Labels& nodeLabels) {
   bool podsExist = true;
   for (const auto& term : s.podInfo->requiredAffinityTerms()) {
-    const std::string* value = nodeLabels.get(term.topologyKey);
-    if (value == nullptr) return false;  // all topology labels must exist on the node
+    const auto value = nodeLabels.get(term.topologyKey);
+    if (!value) return false;  // all topology labels must exist on the node
     if (s.affinityCounts.count(term.topologyKey, *value) <= 0) podsExist = false;
   }
   if (podsExist) return true;
@@ -288,8 +309,8 @@ bool satisfyPodAffinity(const PreFilterState& s, const api::Labels& nodeLabels) 
 bool satisfyPodAntiAffinity(const PreFilterState& s, const api::Labels& nodeLabels) {
   if (s.antiAffinityCounts.empty()) return true;
   for (const auto& term : s.podInfo->requiredAntiAffinityTerms()) {
-    const std::string* value = nodeLabels.get(term.topologyKey);
-    if (value != nullptr && s.antiAffinityCounts.count(term.topologyKey, *value) > 0) {
+    const auto value = nodeLabels.get(term.topologyKey);
+    if (value.has_value() && s.antiAffinityCounts.count(term.topologyKey, *value) > 0) {
       return false;
     }
   }

@@ -38,8 +38,8 @@ bool hasPreferredTerms(const api::Pod& pod) {
 
 void TopologyScore::add(const api::Labels& nodeLabels, std::string_view topologyKey,
                         std::int64_t amount) {
-  const auto* label = findLabel(nodeLabels, topologyKey);
-  if (label == nullptr) return;
+  const auto label = findLabel(nodeLabels, topologyKey);
+  if (!label) return;
   for (auto& [key, values] : keys_) {
     if (key == label->first) {
       values[label->second] += amount;
@@ -52,8 +52,8 @@ void TopologyScore::add(const api::Labels& nodeLabels, std::string_view topology
 std::int64_t TopologyScore::scoreFor(const api::Labels& nodeLabels) const {
   std::int64_t score = 0;
   for (const auto& [key, values] : keys_) {
-    const std::string* value = nodeLabels.get(key);
-    if (value == nullptr) continue;
+    const auto value = nodeLabels.get(key);
+    if (!value) continue;
     if (auto it = values.find(*value); it != values.end()) score += it->second;
   }
   return score;

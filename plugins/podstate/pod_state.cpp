@@ -29,7 +29,7 @@ fw::Status PodState::score(const fw::CycleState& state, const fw::PodInfo& /*pod
                            const fw::NodeInfo& node, std::int64_t& score) const {
   // Terminating pods (deletionTimestamp set) on the node, minus pods nominated to it.
   const auto nominated =
-      static_cast<std::int64_t>(state.snapshot().nominatedPodsForNode(node.name()).size());
+      static_cast<std::int64_t>(state.snapshot().nominatedPodsFor(node).size());
   score = node.numTerminatingPods() - nominated;
   return {};
 }

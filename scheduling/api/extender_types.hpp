@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "scheduling/api/pod.hpp"
-#include "scheduling/api/sent_labels.hpp"
+#include "scheduling/api/labels.hpp"
 
 namespace scheduling::api {
 
@@ -23,7 +23,7 @@ inline constexpr std::int64_t kMaxExtenderPriority = 10;
 // re-serialising it. `raw` points into the request body, which must outlive it.
 struct SentNode {
   std::string name;
-  SentLabels labels;
+  Labels labels;
   std::string_view raw;
 };
 
@@ -58,9 +58,10 @@ struct ExtenderPreemptionResult {
 };
 
 // ExtenderFilterResult. Exactly one of nodes / nodeNames is set, mirroring the request.
+// The feasible nodes view the request's bytes and names, which outlive the answer's encoding.
 struct ExtenderFilterResult {
   std::optional<std::vector<std::string_view>> nodes;  // raw Node objects to echo
-  std::optional<std::vector<std::string>> nodeNames;
+  std::optional<std::vector<std::string_view>> nodeNames;
   WireMap<std::string> failedNodes;
   WireMap<std::string> failedAndUnresolvableNodes;
   std::string error;
@@ -79,8 +80,10 @@ struct ExtenderBindingResult {
   std::string error;
 };
 
+// The host views the node name of the request it answers, which outlives its encoding: a
+// string per node sent was a tenth of /prioritize's time at 5,000 nodes.
 struct HostPriority {
-  std::string host;
+  std::string_view host;
   std::int64_t score = 0;
 };
 

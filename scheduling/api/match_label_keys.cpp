@@ -11,9 +11,9 @@ namespace {
 void applyLabelKeys(LabelSelector& selector, const std::vector<std::string>& keys, const char* op,
                     const Labels& podLabels) {
   for (const auto& key : keys) {
-    const std::string* value = podLabels.get(key);
-    if (value == nullptr) continue;
-    LabelSelectorRequirement requirement{key, op, {*value}};
+    const auto value = podLabels.get(key);
+    if (!value) continue;
+    LabelSelectorRequirement requirement{key, op, {std::string(*value)}};
     auto& expressions = selector.matchExpressions;
     if (std::find(expressions.begin(), expressions.end(), requirement) == expressions.end()) {
       expressions.push_back(std::move(requirement));

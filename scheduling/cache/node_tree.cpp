@@ -15,8 +15,8 @@ constexpr std::string_view kLabelFailureDomainBetaRegion =
 // The first of two labels that is present (even with an empty value), else "".
 std::string_view firstPresent(const api::Labels& labels, std::string_view preferred,
                               std::string_view fallback) {
-  if (const std::string* v = labels.get(preferred)) return *v;
-  if (const std::string* v = labels.get(fallback)) return *v;
+  if (const auto v = labels.get(preferred)) return *v;
+  if (const auto v = labels.get(fallback)) return *v;
   return {};
 }
 

@@ -28,6 +28,10 @@ Snapshot::Snapshot(Parts parts)
       havePodsWithRequiredAntiAffinity_.push_back(info.get());
     }
   }
+  nominatedByNode_.reserve(nominated_->size());
+  for (const auto& [name, pods] : *nominated_) {
+    if (const framework::NodeInfo* info = getNodeInfo(name)) nominatedByNode_.emplace(info, pods);
+  }
   podsByNamespace_.reserve(namespacePods_.size());
   for (const auto& pods : namespacePods_) podsByNamespace_.emplace(pods.index->ns(), &pods);
 }
@@ -50,6 +54,13 @@ void Snapshot::forEachNamespace(
 std::span<const framework::PodInfoPtr> Snapshot::nominatedPodsForNode(std::string_view node) const {
   auto it = nominated_->find(node);
   if (it == nominated_->end()) return {};
+  return it->second;
+}
+
+std::span<const framework::PodInfoPtr> Snapshot::nominatedPodsFor(
+    const framework::NodeInfo& node) const {
+  auto it = nominatedByNode_.find(&node.origin());
+  if (it == nominatedByNode_.end()) return {};
   return it->second;
 }
 

@@ -58,6 +58,8 @@ class Snapshot final : public framework::SharedLister {
                                                  const api::Labels& labels)>& fn) const override;
 
   std::span<const framework::PodInfoPtr> nominatedPodsForNode(std::string_view node) const override;
+  std::span<const framework::PodInfoPtr> nominatedPodsFor(
+      const framework::NodeInfo& node) const override;
 
   void forEachPodMatching(
       const framework::AffinityTerm& term,
@@ -123,6 +125,10 @@ class Snapshot final : public framework::SharedLister {
   ExistingTerms existingTerms_;
   std::shared_ptr<const NamespaceLabels> namespaces_;
   std::shared_ptr<const NominatedPods> nominated_;
+  // The nominations by NodeInfo: hashing a pointer instead of a name, for every node that
+  // Filter and PodState's Score see. Built per snapshot; only nodes with nominated pods.
+  std::unordered_map<const framework::NodeInfo*, std::span<const framework::PodInfoPtr>>
+      nominatedByNode_;
 };
 
 }  // namespace scheduling::cache

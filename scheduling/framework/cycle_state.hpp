@@ -29,6 +29,7 @@ class CycleState {
 
   const SharedLister& snapshot() const { return *snapshot_; }
 
+  // Keys are string constants, as upstream's StateKeys are: the state keeps the view.
   void write(std::string_view key, std::unique_ptr<StateData> data) {
     for (auto& [k, v] : data_) {
       if (k == key) {
@@ -36,7 +37,7 @@ class CycleState {
         return;
       }
     }
-    data_.emplace_back(std::string(key), std::move(data));
+    data_.emplace_back(key, std::move(data));
   }
 
   // nullptr when nothing of type T was written under key.
@@ -63,21 +64,22 @@ class CycleState {
   bool recordPluginMetrics() const { return recordPluginMetrics_; }
   void setRecordPluginMetrics(bool record) { recordPluginMetrics_ = record; }
 
-  // Plugins whose PreFilter / PreScore returned Skip this cycle.
+  // Plugins whose PreFilter / PreScore returned Skip this cycle, by the name the plugin
+  // reports (which lives as long as the plugin, hence the framework running the cycle).
   void skipFilterPlugin(std::string_view name) { skipFilterPlugins_.emplace_back(name); }
   void skipScorePlugin(std::string_view name) { skipScorePlugins_.emplace_back(name); }
   bool isFilterSkipped(std::string_view name) const { return contains(skipFilterPlugins_, name); }
   bool isScoreSkipped(std::string_view name) const { return contains(skipScorePlugins_, name); }
 
  private:
-  static bool contains(const std::vector<std::string>& v, std::string_view name) {
+  static bool contains(const std::vector<std::string_view>& v, std::string_view name) {
     return std::find(v.begin(), v.end(), name) != v.end();
   }
 
   std::shared_ptr<const SharedLister> snapshot_;
-  std::vector<std::pair<std::string, std::unique_ptr<StateData>>> data_;
-  std::vector<std::string> skipFilterPlugins_;
-  std::vector<std::string> skipScorePlugins_;
+  std::vector<std::pair<std::string_view, std::unique_ptr<StateData>>> data_;
+  std::vector<std::string_view> skipFilterPlugins_;
+  std::vector<std::string_view> skipScorePlugins_;
   bool recordPluginMetrics_ = true;
 };
 

@@ -51,6 +51,11 @@ class SharedLister {
 
   // Pods nominated to the node (unbound, status.nominatedNodeName == node), in order.
   virtual std::span<const PodInfoPtr> nominatedPodsForNode(std::string_view node) const = 0;
+  // The same for a NodeInfo of this lister (or a borrowing copy of one): what Filter and
+  // Score ask for every node they see, so a lister may answer it without the name.
+  virtual std::span<const PodInfoPtr> nominatedPodsFor(const NodeInfo& node) const {
+    return nominatedPodsForNode(node.name());
+  }
 
   // Calls fn for every pod assigned to a node of this snapshot that `term` matches with
   // empty namespace labels (term.matches(pod, {})): the incoming pod's terms, whose

@@ -32,23 +32,36 @@ void NodeInfo::removeNode() {
   bumpGeneration();
 }
 
+NodeInfo NodeInfo::borrowingCopy() const {
+  NodeInfo copy;
+  copy.node_ = node_;
+  copy.origin_ = &origin();
+  copy.pods_ = pods_;
+  copy.podsWithAffinity_ = podsWithAffinity_;
+  copy.podsWithRequiredAntiAffinity_ = podsWithRequiredAntiAffinity_;
+  copy.numTerminatingPods_ = numTerminatingPods_;
+  copy.generation_ = generation_;
+  return copy;
+}
+
 void NodeInfo::addPod(PodInfoPtr pod) {
-  if (pod->hasPodAffinityOrAntiAffinity()) podsWithAffinity_.push_back(pod);
-  if (!pod->requiredAntiAffinityTerms().empty()) podsWithRequiredAntiAffinity_.push_back(pod);
+  if (pod->hasPodAffinityOrAntiAffinity()) podsWithAffinity_.push_back(pod.get());
+  if (!pod->requiredAntiAffinityTerms().empty()) podsWithRequiredAntiAffinity_.push_back(pod.get());
   if (pod->pod().isTerminating()) ++numTerminatingPods_;
-  pods_.push_back(std::move(pod));
+  pods_.push_back(pod.get());
+  owned_.push_back(std::move(pod));
   bumpGeneration();
 }
 
 namespace {
 
 // Removes the pod with that UID and returns it; null when there is none.
-PodInfoPtr swapRemove(std::vector<PodInfoPtr>& pods, std::string_view uid) {
+const PodInfo* swapRemove(std::vector<const PodInfo*>& pods, std::string_view uid) {
   auto it = std::find_if(pods.begin(), pods.end(),
-                         [&](const PodInfoPtr& p) { return p->pod().metadata.uid == uid; });
+                         [&](const PodInfo* p) { return p->pod().metadata.uid == uid; });
   if (it == pods.end()) return nullptr;
-  PodInfoPtr removed = std::move(*it);
-  *it = std::move(pods.back());
+  const PodInfo* removed = *it;
+  *it = pods.back();
   pods.pop_back();
   return removed;
 }
@@ -58,9 +71,16 @@ PodInfoPtr swapRemove(std::vector<PodInfoPtr>& pods, std::string_view uid) {
 bool NodeInfo::removePod(std::string_view uid) {
   swapRemove(podsWithAffinity_, uid);
   swapRemove(podsWithRequiredAntiAffinity_, uid);
-  const PodInfoPtr removed = swapRemove(pods_, uid);
-  if (!removed) return false;
+  const PodInfo* removed = swapRemove(pods_, uid);
+  if (removed == nullptr) return false;
   if (removed->pod().isTerminating()) --numTerminatingPods_;
+  // Last: this may free the pod (a borrowing copy owns only what was added to it).
+  auto owner = std::find_if(owned_.begin(), owned_.end(),
+                            [&](const PodInfoPtr& p) { return p.get() == removed; });
+  if (owner != owned_.end()) {
+    *owner = std::move(owned_.back());
+    owned_.pop_back();
+  }
   bumpGeneration();
   return true;
 }

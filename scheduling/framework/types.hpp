@@ -80,10 +80,22 @@ using PodInfoPtr = std::shared_ptr<const PodInfo>;
 
 // framework.NodeInfo, reduced to what the plugins here read: the node, its pods, and the
 // sub-lists of pods with affinity and with required anti-affinity.
+//
+// The lists hold plain pointers, as upstream's slices do, and ownership is kept apart, so
+// that borrowingCopy() (the filter pass with nominated pods, /preempt's candidate node) is
+// a copy of pointers rather than of reference counts: at 5,000 nodes those counts, touched
+// from every worker thread, were a third of /filter's time.
 class NodeInfo {
  public:
   NodeInfo() = default;
   explicit NodeInfo(std::shared_ptr<const api::Node> node) : node_(std::move(node)) {}
+
+  // A copy whose pods stay owned by this NodeInfo: valid while this one is alive and
+  // unchanged, as the NodeInfos of a snapshot are for a whole cycle. Pods added to the
+  // copy are owned by the copy.
+  NodeInfo borrowingCopy() const;
+  // The NodeInfo a borrowing copy was made from (itself when it is no such copy).
+  const NodeInfo& origin() const { return origin_ != nullptr ? *origin_ : *this; }
 
   // Null for a "ghost" node known only through its pods (cache.go keeps those).
   const api::Node* node() const { return node_.get(); }
@@ -91,9 +103,9 @@ class NodeInfo {
   const std::string& name() const;
   const api::Labels& labels() const;
 
-  const std::vector<PodInfoPtr>& pods() const { return pods_; }
-  const std::vector<PodInfoPtr>& podsWithAffinity() const { return podsWithAffinity_; }
-  const std::vector<PodInfoPtr>& podsWithRequiredAntiAffinity() const {
+  const std::vector<const PodInfo*>& pods() const { return pods_; }
+  const std::vector<const PodInfo*>& podsWithAffinity() const { return podsWithAffinity_; }
+  const std::vector<const PodInfo*>& podsWithRequiredAntiAffinity() const {
     return podsWithRequiredAntiAffinity_;
   }
   std::int64_t generation() const { return generation_; }
@@ -112,9 +124,12 @@ class NodeInfo {
   void bumpGeneration();
 
   std::shared_ptr<const api::Node> node_;
-  std::vector<PodInfoPtr> pods_;
-  std::vector<PodInfoPtr> podsWithAffinity_;
-  std::vector<PodInfoPtr> podsWithRequiredAntiAffinity_;
+  const NodeInfo* origin_ = nullptr;  // set in borrowing copies
+  std::vector<const PodInfo*> pods_;
+  std::vector<const PodInfo*> podsWithAffinity_;
+  std::vector<const PodInfo*> podsWithRequiredAntiAffinity_;
+  // Keeps the pods above alive; in a borrowing copy, only the pods added to it.
+  std::vector<PodInfoPtr> owned_;
   std::int64_t numTerminatingPods_ = 0;
   std::int64_t generation_ = 0;
 };

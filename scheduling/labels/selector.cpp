@@ -92,16 +92,16 @@ std::optional<Requirement> newRequirement(const std::string& key, Operator op,
 }  // namespace
 
 bool Requirement::matches(const api::Labels& labels) const {
-  const std::string* value = labels.get(key);
+  const auto value = labels.get(key);
   switch (op) {
     case Operator::In:
-      return value != nullptr && std::binary_search(values.begin(), values.end(), *value);
+      return value.has_value() && std::binary_search(values.begin(), values.end(), *value);
     case Operator::NotIn:
-      return value == nullptr || !std::binary_search(values.begin(), values.end(), *value);
+      return !value || !std::binary_search(values.begin(), values.end(), *value);
     case Operator::Exists:
-      return value != nullptr;
+      return value.has_value();
     case Operator::DoesNotExist:
-      return value == nullptr;
+      return !value;
   }
   return false;
 }
@@ -139,7 +139,7 @@ std::optional<Selector> fromLabelSelector(const std::optional<api::LabelSelector
   // Upstream returns at the first bad requirement; matchLabels come first (a Go map, so in
   // no particular order there; here in key order).
   for (const auto& [key, value] : selector->matchLabels) {
-    auto r = newRequirement(key, Operator::In, {value}, errors);
+    auto r = newRequirement(std::string(key), Operator::In, {std::string(value)}, errors);
     if (!r) return std::nullopt;
     requirements.push_back(std::move(*r));
   }

@@ -41,9 +41,9 @@ Candidates resolve(const framework::SharedLister& snapshot, const api::ExtenderA
   auto add = [&](std::string_view name, const api::SentNode* sent) {
     const NodeInfo* info = snapshot.getNodeInfo(name);
     if (info != nullptr && sent != nullptr && sent->labels != info->labels()) {
-      auto copy = std::make_unique<NodeInfo>(*info);
+      auto copy = std::make_unique<NodeInfo>(info->borrowingCopy());
       copy->setNode(
-          std::make_shared<const api::Node>(api::Node{sent->name, sent->labels.toLabels()}));
+          std::make_shared<const api::Node>(api::Node{sent->name, sent->labels}));
       info = copy.get();
       c.overridden.push_back(std::move(copy));
     }
@@ -284,7 +284,7 @@ Status Scheduler::prioritize(const api::ExtenderArgs& args, api::HostPriorityLis
   std::size_t k = 0;
   for (std::size_t i = 0; i < c.names.size(); ++i) {
     // A node the cache does not know scores 0 rather than failing the whole call.
-    out.push_back({std::string(c.names[i]), c.bySent[i] != nullptr ? extenderScores[k++] : 0});
+    out.push_back({c.names[i], c.bySent[i] != nullptr ? extenderScores[k++] : 0});
   }
   return {};
 }
@@ -369,7 +369,7 @@ api::ExtenderPreemptionResult Scheduler::preempt(const api::ExtenderPreemptionAr
     const NodeInfo* info = snapshot->getNodeInfo(nodeName);
     if (info == nullptr) return;
     CycleState candidateState = state.clone();
-    NodeInfo candidateNode = *info;
+    NodeInfo candidateNode = info->borrowingCopy();
     for (const auto& uid : victimUIDs) {
       auto it = std::find_if(info->pods().begin(), info->pods().end(),
                              [&](const auto& p) { return p->pod().metadata.uid == uid; });

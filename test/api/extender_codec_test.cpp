@@ -625,7 +625,7 @@ BOOST_AUTO_TEST_CASE(EncodesBindingResult) {
 
 BOOST_AUTO_TEST_CASE(EncodesFilterResultWithNodeNames) {
   ExtenderFilterResult result;
-  result.nodeNames = std::vector<std::string>{"n1", "n\xc3\xa9"};
+  result.nodeNames = std::vector<std::string_view>{"n1", "n\xc3\xa9"};
   result.failedNodes = {{"n3", "node(s) didn't match pod affinity rules"}};
   result.failedAndUnresolvableNodes = {{"n4", "a \"quoted\"\nreason\\"}, {"n5", "x"}};
   result.error = "";

@@ -36,6 +36,43 @@ BOOST_AUTO_TEST_CASE(SetKeepsKeyOrderAndLastValue) {
   }
 }
 
+// One buffer holds every key and value, and overwritten values stay behind in it: equality,
+// copies and a shrunk set must not depend on that layout.
+BOOST_AUTO_TEST_CASE(EqualityIgnoresTheBufferLayout) {
+  std::mt19937 random(2718);
+  for (int round = 0; round < 300; ++round) {
+    Labels labels;
+    std::vector<std::pair<std::string, std::string>> sets;
+    int next = 0;
+    for (int i = 0, n = static_cast<int>(random() % 12); i < n; ++i) {
+      next = random() % 4 == 0 ? static_cast<int>(random() % 10) : next + 1;
+      // Keys of different lengths, so that a shifted key/value boundary would show.
+      sets.emplace_back(std::string(1 + next % 3, 'k') + std::to_string(next),
+                        std::string(random() % 3, 'v'));
+    }
+    for (const auto& [key, value] : sets) labels.set(key, value);
+    Labels inOrder;  // the same final entries, each set once, in key order
+    for (const auto& [key, value] : labels) inOrder.set(key, value);
+    Labels copy = labels;
+    copy.shrinkToFit();
+    BOOST_TEST_REQUIRE((labels == inOrder), "round " << round);
+    BOOST_TEST_REQUIRE((copy == labels), "round " << round);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(DiffersWhereEntriesDiffer) {
+  const Labels labels{{"zone", "a"}, {"hostname", "n1"}};
+  BOOST_TEST((labels == Labels{{"hostname", "n1"}, {"zone", "a"}}));
+  BOOST_TEST(!(labels == Labels{{"zone", "b"}, {"hostname", "n1"}}));
+  BOOST_TEST(!(labels == Labels{{"zone", "a"}}));
+  BOOST_TEST(!(labels == Labels{{"zone", "a"}, {"hostname", "n1"}, {"x", ""}}));
+  BOOST_TEST(!(labels == Labels{{"zon", "ea"}, {"hostname", "n1"}}));
+  BOOST_TEST(!(labels == Labels{}));
+  BOOST_TEST((Labels{} == Labels{}));
+  BOOST_TEST(!labels.get("zon").has_value());
+  BOOST_TEST(*labels.get("zone") == "a");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace

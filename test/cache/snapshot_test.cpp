@@ -362,7 +362,7 @@ class ClusterGenerator {
 
   api::Pod pod(int uid) {
     auto builder = MakePod().name("p" + std::to_string(uid)).uid(std::to_string(uid)).ns(ns());
-    for (const auto& [k, v] : labels()) builder.label(k, v);
+    for (const auto& [k, v] : labels()) builder.label(std::string(k), std::string(v));
     if (chance(90)) {
       builder.node(chance(10) ? "ghost" + std::to_string(uniform(3)) : node());
     } else {

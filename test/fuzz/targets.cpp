@@ -85,7 +85,10 @@ int extenderArgs(const std::uint8_t* data, std::size_t size) {
     result.nodes.emplace();
     for (const auto& node : *whole->nodes) result.nodes->push_back(node.raw);
   } else {
-    result.nodeNames = whole->nodeNames.value_or(std::vector<std::string>{});
+    result.nodeNames.emplace();
+    if (whole->nodeNames) {
+      result.nodeNames->assign(whole->nodeNames->begin(), whole->nodeNames->end());
+    }
   }
   api::json::encode(result);
   return 0;

@@ -68,6 +68,11 @@ std::vector<std::string> namesOf(const std::vector<api::Node>& nodes) {
   return names;
 }
 
+// The feasible names of an answer (views of the request's names) as strings.
+std::vector<std::string> strings(const std::vector<std::string_view>& views) {
+  return {views.begin(), views.end()};
+}
+
 std::vector<std::string> slice(const std::vector<std::string>& all, std::size_t from,
                                std::size_t count) {
   return {all.begin() + static_cast<std::ptrdiff_t>(from),
@@ -89,7 +94,7 @@ BOOST_AUTO_TEST_CASE(filter_rotates_the_start_index_across_requests) {
   const auto args = argsFor(kPlainPod, names);
   for (std::size_t window : {0u, 100u, 200u, 0u}) {
     const auto result = f.scheduler->filter(args);
-    BOOST_TEST(*result.nodeNames == slice(names, window, 100), "window " << window);
+    BOOST_TEST(strings(*result.nodeNames) == slice(names, window, 100), "window " << window);
     BOOST_TEST(result.failedNodes.empty());
   }
 }
@@ -129,7 +134,7 @@ BOOST_AUTO_TEST_CASE(explain_is_a_dry_run_that_shows_the_next_window) {
     }
   }
   BOOST_TEST(feasible == slice(names, 100, 100));
-  BOOST_TEST(*f.scheduler->filter(args).nodeNames == slice(names, 100, 100));
+  BOOST_TEST(strings(*f.scheduler->filter(args).nodeNames) == slice(names, 100, 100));
 }
 
 BOOST_AUTO_TEST_CASE(unknown_nodes_fail_by_name_and_score_zero) {
@@ -138,7 +143,7 @@ BOOST_AUTO_TEST_CASE(unknown_nodes_fail_by_name_and_score_zero) {
   const auto args = argsFor(kPlainPod, {"node-1000", "ghost", "node-1001"});
 
   const auto filtered = f.scheduler->filter(args);
-  BOOST_TEST(*filtered.nodeNames == (std::vector<std::string>{"node-1000", "node-1001"}));
+  BOOST_TEST(strings(*filtered.nodeNames) == (std::vector<std::string>{"node-1000", "node-1001"}));
   BOOST_REQUIRE(filtered.failedNodes.size() == 1u);
   BOOST_TEST(filtered.failedNodes[0].first == "ghost");
   BOOST_TEST(filtered.failedNodes[0].second == "node \"ghost\" not found in cluster state");
@@ -185,7 +190,7 @@ BOOST_AUTO_TEST_CASE(filter_sorts_rejections_by_code_and_keeps_reasons) {
                        .podAntiAffinityIn("app", kHostname, {"web"}, kRequiredReq)
                        .obj();
   const auto result = f.scheduler->filter(argsFor(pod, namesOf(nodes)));
-  BOOST_TEST(*result.nodeNames == (std::vector<std::string>{"node-1000", "node-1002"}));
+  BOOST_TEST(strings(*result.nodeNames) == (std::vector<std::string>{"node-1000", "node-1002"}));
   BOOST_REQUIRE(result.failedNodes.size() == 1u);
   BOOST_TEST(result.failedNodes[0].first == "node-1001");
   BOOST_TEST(result.failedNodes[0].second == "node(s) didn't match pod anti-affinity rules");
@@ -243,7 +248,7 @@ BOOST_DATA_TEST_CASE(prioritize_maps_totals_onto_extender_priorities,
   api::HostPriorityList priorities;
   BOOST_TEST(f.scheduler->prioritize(argsFor(kPlainPod, namesOf(nodes)), priorities).isSuccess());
   std::map<std::string, std::int64_t> got;
-  for (const auto& p : priorities) got[p.host] = p.score;
+  for (const auto& p : priorities) got[std::string(p.host)] = p.score;
   BOOST_TEST(got == c.want);
 }
 

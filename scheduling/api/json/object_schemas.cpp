@@ -17,11 +17,14 @@ using schema::kString;
 using schema::kStrings;
 
 void putLabel(void* labels, std::string_view key, std::string_view value) {
-  static_cast<Labels*>(labels)->set(std::string(key), std::string(value));
+  static_cast<Labels*>(labels)->set(key, value);
 }
+
+void finishLabels(Decoder& /*decoder*/, void* labels) { static_cast<Labels*>(labels)->shrinkToFit(); }
 
 constexpr Schema kLabels{.type = SchemaType::Map,
                          .expected = "an object of strings",
+                         .finish = &finishLabels,
                          .element = &kString,
                          .put = &putLabel};
 
@@ -140,15 +143,12 @@ constexpr Field kNamespaceFields[] = {
     {"metadata", &kNamespaceMetadata, &schema::self, &schema::resetSelf<Namespace>},
 };
 
-// A Node sent in ExtenderArgs keeps its labels in one buffer (SentLabels).
-void putSentLabel(void* labels, std::string_view key, std::string_view value) {
-  static_cast<SentLabels*>(labels)->set(key, value);
-}
-
+// The labels of a Node sent in ExtenderArgs live only as long as the request: not worth
+// shrinking.
 constexpr Schema kSentLabels{.type = SchemaType::Map,
                              .expected = "an object of strings",
                              .element = &kString,
-                             .put = &putSentLabel};
+                             .put = &putLabel};
 
 }  // namespace
 

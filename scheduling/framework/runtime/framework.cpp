@@ -239,14 +239,14 @@ Status Framework::runFilterPluginsWithNominatedPods(const CycleState& state, con
   std::optional<CycleState> stateWithNominated;
   std::optional<NodeInfo> nodeWithNominated;
   if (node.node() != nullptr) {
-    for (const auto& nominated : state.snapshot().nominatedPodsForNode(node.name())) {
+    for (const auto& nominated : state.snapshot().nominatedPodsFor(node)) {
       if (nominated->pod().priority() < pod.pod().priority() ||
           nominated->pod().metadata.uid == pod.pod().metadata.uid) {
         continue;
       }
       if (!stateWithNominated) {
         stateWithNominated.emplace(state.clone());
-        nodeWithNominated.emplace(node);
+        nodeWithNominated.emplace(node.borrowingCopy());
       }
       nodeWithNominated->addPod(nominated);
       Status s =

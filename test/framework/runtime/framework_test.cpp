@@ -40,8 +40,8 @@ class FakeFilter final : public PreFilterPlugin, public FilterPlugin, public Pre
   Status filter(const CycleState&, const PodInfo&, const NodeInfo& node) const override {
     ++filterCalls;
     for (const auto& pod : node.pods()) {
-      const std::string* blocker = pod->pod().metadata.labels.get("blocker");
-      if (blocker != nullptr && *blocker == name_) {
+      const auto blocker = pod->pod().metadata.labels.get("blocker");
+      if (blocker.has_value() && *blocker == name_) {
         return Status(Code::Unschedulable, "blocked by " + pod->pod().metadata.name);
       }
     }

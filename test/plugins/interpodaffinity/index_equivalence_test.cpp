@@ -69,6 +69,13 @@ bool refMatchesAll(const std::vector<fw::AffinityTerm>& terms, const api::Pod& p
   return true;
 }
 
+// The label's value as a string, for the reference maps keyed by strings.
+std::optional<std::string> labelOf(const api::Labels& labels, std::string_view key) {
+  const auto value = labels.get(key);
+  if (!value) return std::nullopt;
+  return std::string(*value);
+}
+
 // m[pair] += v, deleting exact zeros (updateWith*Terms).
 void refUpdate(CountMap& m, const std::string& key, const std::string& value, std::int64_t v) {
   auto& n = m[{key, value}];
@@ -86,17 +93,17 @@ struct RefFilterState {
   void updateWithPod(const fw::PodInfo& p, const fw::NodeInfo& node, std::int64_t m) {
     const api::Labels& labels = node.labels();
     for (const auto& t : p.requiredAntiAffinityTerms()) {
-      const std::string* v = labels.get(t.topologyKey);
+      const auto v = labelOf(labels, t.topologyKey);
       if (t.matches(pod.pod(), nsLabels) && v) refUpdate(existingAnti, t.topologyKey, *v, m);
     }
     if (refMatchesAll(pod.requiredAffinityTerms(), p.pod())) {
       for (const auto& t : pod.requiredAffinityTerms()) {
-        if (const std::string* v = labels.get(t.topologyKey))
+        if (const auto v = labelOf(labels, t.topologyKey))
           refUpdate(affinity, t.topologyKey, *v, m);
       }
     }
     for (const auto& t : pod.requiredAntiAffinityTerms()) {
-      const std::string* v = labels.get(t.topologyKey);
+      const auto v = labelOf(labels, t.topologyKey);
       if (t.matches(p.pod(), kNoLabels) && v) refUpdate(anti, t.topologyKey, *v, m);
     }
   }
@@ -116,7 +123,7 @@ std::pair<fw::Status, std::optional<RefFilterState>> refPreFilter(const fw::PodI
   for (const fw::NodeInfo* node : lister.havePodsWithRequiredAntiAffinityList()) {
     for (const auto& p : node->podsWithRequiredAntiAffinity()) {
       for (const auto& t : p->requiredAntiAffinityTerms()) {
-        const std::string* v = node->labels().get(t.topologyKey);
+        const auto v = labelOf(node->labels(), t.topologyKey);
         if (t.matches(s.pod.pod(), s.nsLabels) && v) s.existingAnti[{t.topologyKey, *v}] += 1;
       }
     }
@@ -128,12 +135,12 @@ std::pair<fw::Status, std::optional<RefFilterState>> refPreFilter(const fw::PodI
       for (const auto& p : node->pods()) {
         if (refMatchesAll(s.pod.requiredAffinityTerms(), p->pod())) {
           for (const auto& t : s.pod.requiredAffinityTerms()) {
-            if (const std::string* v = node->labels().get(t.topologyKey))
+            if (const auto v = labelOf(node->labels(), t.topologyKey))
               s.affinity[{t.topologyKey, *v}] += 1;
           }
         }
         for (const auto& t : s.pod.requiredAntiAffinityTerms()) {
-          const std::string* v = node->labels().get(t.topologyKey);
+          const auto v = labelOf(node->labels(), t.topologyKey);
           if (t.matches(p->pod(), kNoLabels) && v) s.anti[{t.topologyKey, *v}] += 1;
         }
       }
@@ -145,15 +152,15 @@ std::pair<fw::Status, std::optional<RefFilterState>> refPreFilter(const fw::PodI
 
 // Filter (A.2), with upstream's map lookups (a missing pair reads 0).
 fw::Status refFilter(const RefFilterState& s, const fw::NodeInfo& node) {
-  const auto at = [](const CountMap& m, const std::string& k, const std::string& v) {
-    auto it = m.find({k, v});
+  const auto at = [](const CountMap& m, std::string_view k, std::string_view v) {
+    auto it = m.find({std::string(k), std::string(v)});
     return it == m.end() ? 0 : it->second;
   };
   const api::Labels& labels = node.labels();
   bool podsExist = true;
   bool affinityOk = true;
   for (const auto& t : s.pod.requiredAffinityTerms()) {
-    const std::string* v = labels.get(t.topologyKey);
+    const auto v = labelOf(labels, t.topologyKey);
     if (!v) {
       affinityOk = false;
       break;
@@ -169,7 +176,7 @@ fw::Status refFilter(const RefFilterState& s, const fw::NodeInfo& node) {
   }
   if (!s.anti.empty()) {
     for (const auto& t : s.pod.requiredAntiAffinityTerms()) {
-      const std::string* v = labels.get(t.topologyKey);
+      const auto v = labelOf(labels, t.topologyKey);
       if (v && at(s.anti, t.topologyKey, *v) > 0) {
         return fw::Status(fw::Code::Unschedulable,
                           std::string(ipa::kErrReasonAntiAffinityRulesNotMatch));
@@ -216,7 +223,7 @@ std::pair<fw::Status, ScoreMap> refPreScore(const fw::PodInfo& incoming,
                             const api::Labels& ns, const api::Labels& nodeLabels,
                             std::int32_t multiplier) {
     if (!t.matches(p, ns)) return;
-    if (const std::string* v = nodeLabels.get(t.topologyKey)) {
+    if (const auto v = labelOf(nodeLabels, t.topologyKey)) {
       m[t.topologyKey][*v] += static_cast<std::int64_t>(weight * multiplier);
     }
   };
@@ -252,7 +259,7 @@ std::pair<fw::Status, ScoreMap> refPreScore(const fw::PodInfo& incoming,
 std::int64_t refScore(const ScoreMap& m, const fw::NodeInfo& node) {
   std::int64_t score = 0;
   for (const auto& [key, values] : m) {
-    if (const std::string* v = node.labels().get(key)) {
+    if (const auto v = labelOf(node.labels(), key)) {
       auto it = values.find(*v);
       if (it != values.end()) score += it->second;
     }
