@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Side-by-side run of this extender and the benchmark kit's Go peer, with the kit's own
-# tools, on the standard scenarios S1-S3; prints the kit's compare.py tables, then ratios
-# against the performance targets, latency against cluster size, and RSS under load.
+# tools, on the standard scenarios S1-S3 and S4 (10,000 nodes); prints the kit's compare.py
+# tables, then ratios against the performance targets, latency against cluster size, and
+# RSS under load. A scenario named sN-sampled is sN with the bodies kube-scheduler really
+# sends (its adaptive percentageOfNodesToScore: about 500 feasible nodes, bench/sample_args.py).
 #
 #   bench/compare.sh [--scenarios "s1 s2 s3"] [--rounds N] [-n N] [--load-seconds S]
 #
@@ -67,11 +69,12 @@ generate() {
           --affinity-fraction 0.3 --out "$dir"
 }
 for s in $scenarios; do
-  case "$s" in
+  case "${s%-sampled}" in
     s1) generate s1 100 10 ;;
     s2) generate s2 1000 30 ;;
     s3) generate s3 5000 30 ;;
-    *) fail "unknown scenario $s (s1, s2 or s3)" ;;
+    s4) generate s4 10000 30 ;;
+    *) fail "unknown scenario $s (s1 to s4, each also as sN-sampled)" ;;
   esac
 done
 
@@ -87,6 +90,30 @@ if [ -z "${CANDIDATE:-}" ]; then
   CANDIDATE=$root/build-perf/scheduler-extender
 fi
 [ -x "$CANDIDATE" ] || fail "candidate binary not found: $CANDIDATE"
+
+# sN-sampled: the bodies kube-scheduler sends with its adaptive percentageOfNodesToScore
+# (about 500 feasible nodes of a large cluster), taken from the candidate's /filter answer.
+sample() {
+  local base=$1 dir=$data/$1-sampled port=18591 pid
+  [ -s "$dir/args-names.json" ] && return
+  echo "== sampling $base's feasible nodes into $dir"
+  "$CANDIDATE" --cluster-state "$data/$base/cluster.json" --config "$data/$base/config.json" \
+               --listen "127.0.0.1:$port" >"$results/sample-$base.log" 2>&1 &
+  pid=$!
+  until curl -sf "http://127.0.0.1:$port/readyz" >/dev/null; do
+    kill -0 "$pid" 2>/dev/null || fail "the candidate exited; see $results/sample-$base.log"
+    sleep 0.1
+  done
+  curl -sf -X POST -H 'Content-Type: application/json' \
+       --data-binary "@$data/$base/args-names.json" "http://127.0.0.1:$port/filter" \
+       >"$results/feasible-$base.json"
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+  python3 "$root/bench/sample_args.py" "$data/$base" "$results/feasible-$base.json" "$dir"
+}
+for s in $scenarios; do
+  case "$s" in *-sampled) sample "${s%-sampled}" ;; esac
+done
 
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if ! git -C "$root" diff --quiet HEAD 2>/dev/null; then commit="$commit (working tree differs)"; fi
