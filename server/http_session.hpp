@@ -97,7 +97,7 @@ class HttpSession {
   // the length against --max-body-bytes when it read the header.
   void readBodyDirectly(std::size_t length) {
     namespace net = boost::asio;
-    auto body = std::make_shared<std::string>(length, '\0');
+    auto body = std::make_shared<std::string>(context_.bodyBuffers->take(length));
     const std::size_t buffered = std::min(buffer_.size(), length);
     net::buffer_copy(net::buffer(body->data(), buffered), buffer_.data());
     buffer_.consume(buffered);
@@ -172,7 +172,13 @@ class HttpSession {
 
   void dispatch(Request request) {
     const Caller caller{derived().hasClientCertificate()};
-    auto shared = std::make_shared<const Request>(std::move(request));
+    // The body goes back to the buffers once nobody reads the request any more.
+    std::shared_ptr<Request> owned(new Request(std::move(request)),
+                                   [buffers = context_.bodyBuffers](Request* done) {
+                                     buffers->giveBack(std::move(done->body()));
+                                     delete done;
+                                   });
+    std::shared_ptr<const Request> shared = std::move(owned);
     // Answers come back to this connection's strand, from whichever thread produced them.
     auto respond = [self = derived().shared_from_this()](Response response) {
       auto& stream = self->stream();

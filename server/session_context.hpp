@@ -4,7 +4,9 @@
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <cstddef>
+#include <memory>
 
+#include "server/body_buffers.hpp"
 #include "server/router.hpp"
 
 namespace server {
@@ -40,6 +42,10 @@ struct SessionContext {
   std::chrono::seconds idleTimeout{60};
   std::chrono::seconds headerTimeout{10};
   std::chrono::seconds bodyTimeout{60};
+  // Bodies of kDirectReadBytes or more, reused across requests; shared with the requests
+  // that hold one, which may outlive their connection.
+  std::shared_ptr<BodyBuffers> bodyBuffers =
+      std::make_shared<BodyBuffers>(/*keep=*/2, /*minBytes=*/kDirectReadBytes);
 };
 
 }  // namespace server
