@@ -9,11 +9,14 @@ std::string BodyBuffers::take(std::size_t length) {
   std::string body;
   {
     std::lock_guard lock(mutex_);
-    // The smallest spare that holds the body, so that a small request leaves the large
-    // spares to the large ones.
+    // The smallest spare that holds the body and is not more than twice its size: a small
+    // request leaves the large spares to the large ones, which would otherwise have to
+    // write zeros over what it did not use.
     auto best = spare_.end();
     for (auto it = spare_.begin(); it != spare_.end(); ++it) {
-      if (it->capacity() >= length && (best == spare_.end() || it->capacity() < best->capacity())) {
+      const std::size_t capacity = it->capacity();
+      if (capacity >= length && capacity / 2 <= length &&
+          (best == spare_.end() || capacity < best->capacity())) {
         best = it;
       }
     }
@@ -22,14 +25,14 @@ std::string BodyBuffers::take(std::size_t length) {
       spare_.erase(best);
     }
   }
-  // Within the capacity: no reallocation, and only bytes past the old size are written.
+  // Within the capacity: no reallocation, and only bytes past the old size are written
+  // (none when the spare served a body of the same size before).
   body.resize(length);
   return body;
 }
 
 void BodyBuffers::giveBack(std::string body) {
   if (body.capacity() < minBytes_) return;
-  body.resize(body.capacity());  // handed out at full size: a later shortening is free
   std::lock_guard lock(mutex_);
   if (spare_.size() < keep_) {
     spare_.push_back(std::move(body));

@@ -10,8 +10,8 @@ namespace server {
 // Large request bodies kept for the next large request. A fresh 50–100 MB string is
 // zero-filled and, past the 64 MB a glibc thread arena can hold, mapped anew and faulted in
 // page by page on every request: on S4's 104 MB NodeList that was ~0.5 s of a request whose
-// decoding and scheduling take 16 ms. A kept string is handed out at its old size, so
-// shortening it writes nothing.
+// decoding and scheduling take 16 ms. A kept string keeps its size, so a body of the same
+// length as the last one (kube-scheduler sending its NodeList again) writes nothing.
 class BodyBuffers {
  public:
   // Keeps at most `keep` strings, each of at least `minBytes`.

@@ -27,7 +27,8 @@ BOOST_AUTO_TEST_CASE(ReusesLargeBodies) {
   BOOST_TEST(static_cast<const void*>(small.data()) != static_cast<const void*>(storage));
 }
 
-// Full, the buffers keep the largest bodies, and each request takes the smallest that fits.
+// Full, the buffers keep the largest bodies, and each request takes the smallest that fits
+// and is not more than twice its size.
 BOOST_AUTO_TEST_CASE(KeepsTheLargestAndHandsOutTheSmallestThatFits) {
   BodyBuffers buffers(/*keep=*/2, /*minBytes=*/100);
   buffers.giveBack(std::string(1000, 'a'));
@@ -37,6 +38,9 @@ BOOST_AUTO_TEST_CASE(KeepsTheLargestAndHandsOutTheSmallestThatFits) {
   BOOST_TEST(taken.capacity() >= 2000u);
   BOOST_TEST(taken.capacity() < 3000u);
   BOOST_TEST(taken.size() == 1500u);
+  buffers.giveBack(std::move(taken));
+  std::string tooSmallForThem = buffers.take(900);  // both spares are over twice its size
+  BOOST_TEST(tooSmallForThem.capacity() < 2000u);
   std::string large = buffers.take(2500);
   BOOST_TEST(large.capacity() >= 3000u);
   BOOST_TEST(large.size() == 2500u);
