@@ -164,7 +164,9 @@ BOOST_AUTO_TEST_CASE(prefilter_rejection_fails_every_node_as_unresolvable) {
                        .ns("default")
                        .podAffinityIn("app", kHostname, {"{{bad}}"}, kRequiredReq)
                        .obj();
-  const auto result = f.scheduler->filter(argsFor(pod, namesOf(nodes)));
+  // The answer views the request's names: the request must outlive it.
+  const auto args = argsFor(pod, namesOf(nodes));
+  const auto result = f.scheduler->filter(args);
   BOOST_TEST(result.nodeNames->empty());
   BOOST_TEST(result.failedNodes.empty());
   BOOST_REQUIRE(result.failedAndUnresolvableNodes.size() == 3u);
@@ -189,7 +191,9 @@ BOOST_AUTO_TEST_CASE(filter_sorts_rejections_by_code_and_keeps_reasons) {
                        .label("app", "web")
                        .podAntiAffinityIn("app", kHostname, {"web"}, kRequiredReq)
                        .obj();
-  const auto result = f.scheduler->filter(argsFor(pod, namesOf(nodes)));
+  // The answer views the request's names: the request must outlive it.
+  const auto args = argsFor(pod, namesOf(nodes));
+  const auto result = f.scheduler->filter(args);
   BOOST_TEST(strings(*result.nodeNames) == (std::vector<std::string>{"node-1000", "node-1002"}));
   BOOST_REQUIRE(result.failedNodes.size() == 1u);
   BOOST_TEST(result.failedNodes[0].first == "node-1001");
@@ -246,7 +250,8 @@ BOOST_DATA_TEST_CASE(prioritize_maps_totals_onto_extender_priorities,
   }
   Fixture f(nodes, pods, Profile{100, 16, c.score});
   api::HostPriorityList priorities;
-  BOOST_TEST(f.scheduler->prioritize(argsFor(kPlainPod, namesOf(nodes)), priorities).isSuccess());
+  const auto args = argsFor(kPlainPod, namesOf(nodes));  // outlives the hosts that view it
+  BOOST_TEST(f.scheduler->prioritize(args, priorities).isSuccess());
   std::map<std::string, std::int64_t> got;
   for (const auto& p : priorities) got[std::string(p.host)] = p.score;
   BOOST_TEST(got == c.want);
