@@ -91,7 +91,7 @@ bool TopologyToMatchedTermCount::anyPositiveOn(const api::Labels& nodeLabels) co
   if (nonZero_ == 0) return false;
   if (base_ != nullptr) {
     for (const auto& [key, values] : base_->keys) {
-      const auto label = findLabel(nodeLabels, key);
+      const auto label = nodeLabels.find(key);
       if (!label) continue;
       auto it = values.find(label->second);
       const std::int64_t base = it == values.end() ? 0 : it->second;
@@ -147,7 +147,7 @@ void PreFilterState::updateWithPod(const fw::PodInfo& updated, const fw::NodeInf
   // The updated pod's anti-affinity terms against the incoming pod (existing-pods check).
   for (const auto& term : updated.requiredAntiAffinityTerms()) {
     if (!term.matches(incoming, *namespaceLabels)) continue;
-    if (const auto label = findLabel(nodeLabels, term.topologyKey)) {
+    if (const auto label = nodeLabels.find(term.topologyKey)) {
       existingAntiAffinityCounts.add(label->first, label->second, multiplier);
     }
   }
@@ -155,14 +155,14 @@ void PreFilterState::updateWithPod(const fw::PodInfo& updated, const fw::NodeInf
   const auto& affinityTerms = podInfo->requiredAffinityTerms();
   if (podMatchesAllAffinityTerms(affinityTerms, updated.pod())) {
     for (const auto& term : affinityTerms) {
-      if (const auto label = findLabel(nodeLabels, term.topologyKey)) {
+      if (const auto label = nodeLabels.find(term.topologyKey)) {
         affinityCounts.add(label->first, label->second, multiplier);
       }
     }
   }
   for (const auto& term : podInfo->requiredAntiAffinityTerms()) {
     if (!term.matches(updated.pod(), kNoLabels)) continue;
-    if (const auto label = findLabel(nodeLabels, term.topologyKey)) {
+    if (const auto label = nodeLabels.find(term.topologyKey)) {
       antiAffinityCounts.add(label->first, label->second, multiplier);
     }
   }
@@ -186,7 +186,7 @@ TopologyCountMap existingAntiAffinityCounts(const api::Pod& pod, const api::Labe
         if (!term.matches(pod, nsLabels)) return;
         for (const auto& [node, n] : nodes) {
           if (n == 0) continue;
-          if (const auto label = findLabel(node->labels(), term.topologyKey)) {
+          if (const auto label = node->labels().find(term.topologyKey)) {
             counts[TopologyPair{label->first, label->second}] += n;
           }
         }
@@ -211,7 +211,7 @@ std::pair<TopologyCountMap, TopologyCountMap> incomingAffinityAntiAffinityCounts
             if (!affinityTerms[i].matches(existing.pod(), kNoLabels)) return;
           }
           for (const auto& term : affinityTerms) {
-            if (const auto label = findLabel(node.labels(), term.topologyKey)) {
+            if (const auto label = node.labels().find(term.topologyKey)) {
               affinity[TopologyPair{label->first, label->second}] += 1;
             }
           }
@@ -219,7 +219,7 @@ std::pair<TopologyCountMap, TopologyCountMap> incomingAffinityAntiAffinityCounts
   }
   for (const auto& term : podInfo.requiredAntiAffinityTerms()) {
     lister.forEachPodMatching(term, [&](const fw::PodInfo& /*existing*/, const fw::NodeInfo& node) {
-      if (const auto label = findLabel(node.labels(), term.topologyKey)) {
+      if (const auto label = node.labels().find(term.topologyKey)) {
         antiAffinity[TopologyPair{label->first, label->second}] += 1;
       }
     });

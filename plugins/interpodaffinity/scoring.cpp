@@ -38,7 +38,7 @@ bool hasPreferredTerms(const api::Pod& pod) {
 
 void TopologyScore::add(const api::Labels& nodeLabels, std::string_view topologyKey,
                         std::int64_t amount) {
-  const auto label = findLabel(nodeLabels, topologyKey);
+  const auto label = nodeLabels.find(topologyKey);
   if (!label) return;
   for (auto& [key, values] : keys_) {
     if (key == label->first) {

@@ -1,9 +1,7 @@
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <functional>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,19 +28,5 @@ struct TopologyPairHash {
     return hashTopologyPair(p.key, p.value);
   }
 };
-
-// The label entry of `key` (views of strings owned by `labels`), or nothing when absent. Keys
-// and values of topology maps are taken from here rather than from the terms, so they point
-// into the node objects of the snapshot, which outlive the cycle.
-inline std::optional<scheduling::api::Labels::Entry> findLabel(
-    const scheduling::api::Labels& labels, std::string_view key) {
-  auto it = std::lower_bound(
-      labels.begin(), labels.end(), key,
-      [](const scheduling::api::Labels::Entry& e, std::string_view k) { return e.first < k; });
-  if (it == labels.end()) return std::nullopt;
-  const scheduling::api::Labels::Entry entry = *it;
-  if (entry.first != key) return std::nullopt;
-  return entry;
-}
 
 }  // namespace plugins::interpodaffinity

@@ -69,8 +69,13 @@ class Labels {
   // so a typical lookup reads a few cache lines and compares one key's bytes, where a binary
   // search compared bytes at every step.
   std::optional<std::string_view> get(std::string_view key) const {
+    const auto found = find(key);
+    return found ? std::optional<std::string_view>(found->second) : std::nullopt;
+  }
+  // The entry of key (views into this set), or nothing when absent.
+  std::optional<Entry> find(std::string_view key) const {
     for (const Slot& s : slots_) {
-      if (s.keySize == key.size() && keyOf(s) == key) return valueOf(s);
+      if (s.keySize == key.size() && keyOf(s) == key) return Entry{keyOf(s), valueOf(s)};
     }
     return std::nullopt;
   }
