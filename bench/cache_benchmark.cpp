@@ -1,6 +1,6 @@
-// The cache: loading the cluster-state file (start-up), and what one watch event costs once
-// loaded: upsertPod of a changed pod, then publish() of the next snapshot, as the informers
-// do per network read.
+// The cache: loading the cluster-state file (start-up), what one watch event costs once
+// loaded (upsertPod of a changed pod, then publish() of the next snapshot, as the informers
+// do per network read), and finding the NodeInfos of the nodes a request names.
 
 #include <benchmark/benchmark.h>
 
@@ -64,6 +64,17 @@ void upsertPodAndPublish(benchmark::State& state, const std::string& scenario, b
   }
 }
 
+// Snapshot::getNodeInfo for every name of the scenario's NodeNames body, as a request
+// resolves the nodes it is sent.
+void resolveNodeNames(benchmark::State& state, Scenario& s) {
+  const auto snapshot = s.snapshot();
+  const auto& names = *s.namesArgs().nodeNames;
+  for (auto _ : state) {
+    for (const auto& name : names) benchmark::DoNotOptimize(snapshot->getNodeInfo(name));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * names.size()));
+}
+
 }  // namespace
 
 void registerCacheBenchmarks(const std::string& scenario) {
@@ -81,6 +92,10 @@ void registerCacheBenchmarks(const std::string& scenario) {
         })
         ->Unit(benchmark::kMicrosecond);
   }
+  benchmark::RegisterBenchmark(
+      ("ResolveNodeNames/" + scenario).c_str(),
+      [scenario](benchmark::State& state) { resolveNodeNames(state, Scenario::get(scenario)); })
+      ->Unit(benchmark::kMicrosecond);
 }
 
 }  // namespace bench

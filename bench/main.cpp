@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   }
   for (const auto& name : scenarios) {
     bench::registerDecodeBenchmarks(name);
+    bench::registerEncodeBenchmarks(name);
     bench::registerCacheBenchmarks(name);
     bench::registerInterPodAffinityBenchmarks(name);
     bench::registerPodStateBenchmarks(name);

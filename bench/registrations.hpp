@@ -7,6 +7,7 @@
 namespace bench {
 
 void registerDecodeBenchmarks(const std::string& scenario);
+void registerEncodeBenchmarks(const std::string& scenario);
 void registerCacheBenchmarks(const std::string& scenario);
 void registerInterPodAffinityBenchmarks(const std::string& scenario);
 void registerPodStateBenchmarks(const std::string& scenario);

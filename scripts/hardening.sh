@@ -39,7 +39,8 @@ for target in "${targets[@]}"; do
   corpus=build-fuzz/corpus/$target
   mkdir -p "$corpus"
   case $target in
-    extender_args) cp examples/requests/filter-*.json examples/requests/prioritize-*.json "$corpus" ;;
+    extender_args) cp examples/requests/filter-*.json examples/requests/prioritize-*.json \
+      test/fuzz/seeds/extender_args_node_names.json "$corpus" ;;
     extender_preemption_args) cp examples/requests/preempt-*.json "$corpus" ;;
     cluster_state_list) cp examples/cluster-state.json "$corpus" ;;
     configuration) cp examples/config.yaml "$corpus" ;;

@@ -196,21 +196,25 @@ class HttpSession {
                                 "too many requests in flight, retry", shared->version(),
                                 shared->keep_alive()));
     }
-    // The framework's CPU work runs on the compute pool so that the I/O threads keep
-    // accepting, reading and answering health checks. A request held for a pod in flight
-    // keeps its place in computeInFlight until answered, which bounds how many are held.
-    boost::asio::post(context_.compute,
-                      [self = derived().shared_from_this(), request = std::move(shared), caller,
-                       streamed = std::shared_ptr<scheduling::api::json::ExtenderArgsStreamDecoder>(
-                           std::move(streamed_)),
-                       respond = std::move(respond)]() mutable {
-                        self->context_.router.handle(
-                            std::move(request), caller, std::move(streamed),
-                            [self, respond = std::move(respond)](Response response) {
-                              self->context_.computeInFlight.fetch_sub(1);
-                              respond(std::move(response));
-                            });
-                      });
+    const bool small = shared->body().size() < kDirectReadBytes;
+    // A request held for a pod in flight keeps its place in computeInFlight until answered,
+    // which bounds how many are held.
+    auto run = [self = derived().shared_from_this(), request = std::move(shared), caller,
+                streamed = std::shared_ptr<scheduling::api::json::ExtenderArgsStreamDecoder>(
+                    std::move(streamed_)),
+                respond = std::move(respond)]() mutable {
+      self->context_.router.handle(std::move(request), caller, std::move(streamed),
+                                   [self, respond = std::move(respond)](Response response) {
+                                     self->context_.computeInFlight.fetch_sub(1);
+                                     respond(std::move(response));
+                                   });
+    };
+    // A large body's work runs on the compute pool, so that the I/O threads keep accepting,
+    // reading and answering health checks meanwhile. A small one (NodeNames: a millisecond
+    // or two of work at 5,000 nodes) runs here: handing it to the pool and its answer back
+    // cost two thread wake-ups, a third of S2's /prioritize.
+    if (small) return run();
+    boost::asio::post(context_.compute, std::move(run));
   }
 
   void send(Response response) {

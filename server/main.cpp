@@ -1,5 +1,3 @@
-#include <malloc.h>
-
 #include <iostream>
 #include <string>
 #include <vector>
@@ -8,11 +6,6 @@
 #include "server/options.hpp"
 
 int main(int argc, char** argv) {
-  // A full-Nodes request body and its answer are ~50 MB each on a 5000-node cluster, above
-  // glibc's largest dynamic mmap threshold (32 MB): every request would map fresh pages and
-  // fault them in, then unmap them. Served from the heap instead, they are reused.
-  mallopt(M_MMAP_THRESHOLD, 512 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   server::Options options;
   try {
     options = server::parseOptions(std::vector<std::string>(argv + 1, argv + argc));

@@ -159,7 +159,8 @@ std::string Metrics::render(const CacheSizes& cache) const {
                "Duration of one plugin call, by plugin and extension point, in one "
                "scheduling cycle out of " +
                    std::to_string(Framework::kPluginMetricsSampleEvery) +
-                   " (Filter and Score once per node).");
+                   " (Filter and Score, called once per node, on one node in " +
+                   std::to_string(Framework::kPluginMetricsNodeSampleEvery) + ").");
   for (const auto& [key, histogram] : pluginDurations_) {
     histogram->render(out, "scheduler_extender_plugin_duration_seconds",
                       "plugin=\"" + key.first + "\",extension_point=\"" + key.second + "\"");

@@ -24,7 +24,7 @@ using scheduling::Verb;
 
 struct Answer {
   http::status status = http::status::ok;
-  std::string body;
+  AnswerBody::value_type body;
   std::string_view contentType = "application/json";
 };
 
@@ -81,10 +81,28 @@ void afterInFlight(const RouterContext& c, Verb verb, std::string_view endpoint,
       });
 }
 
+// The answer to full Nodes echoes the feasible ones from the request's bytes, which the
+// answer keeps until it is written (AnswerBody).
+AnswerBody::value_type filterAnswer(const scheduling::api::ExtenderFilterResult& result,
+                                    const ExchangePtr& ex) {
+  if (!result.nodes) return json::encode(result);
+  json::FilterAnswerParts parts = json::encodeEchoing(result);
+  AnswerBody::value_type body;
+  const std::string_view text = parts.text;
+  body.append(text.substr(0, parts.itemsAt));
+  for (std::size_t i = 0; i < parts.runs.size(); ++i) {
+    if (i > 0) body.append(",");
+    body.appendBorrowed(parts.runs[i]);
+  }
+  body.append(text.substr(parts.itemsAt));
+  body.keep(ex->request);
+  return body;
+}
+
 void filter(const RouterContext& c, const ExchangePtr& ex) {
   auto args = std::make_shared<const scheduling::api::ExtenderArgs>(extenderArgs(*ex));
   afterInFlight(c, Verb::Filter, "filter", args->pod, ex, [&c, ex, args] {
-    ex->answer({http::status::ok, json::encode(c.scheduler.filter(*args))});
+    ex->answer({http::status::ok, filterAnswer(c.scheduler.filter(*args), ex)});
   });
 }
 
@@ -131,7 +149,7 @@ void bind(const RouterContext& c, const ExchangePtr& ex) {
 }
 
 void healthz(const RouterContext&, const ExchangePtr& ex) {
-  ex->answer({http::status::ok, "ok", "text/plain; charset=utf-8"});
+  ex->answer({http::status::ok, std::string("ok"), "text/plain; charset=utf-8"});
 }
 
 void readyz(const RouterContext& c, const ExchangePtr& ex) {
@@ -139,7 +157,7 @@ void readyz(const RouterContext& c, const ExchangePtr& ex) {
     return ex->answer(errorAnswer(http::status::service_unavailable, "cache not synced"));
   if (c.draining())
     return ex->answer(errorAnswer(http::status::service_unavailable, "shutting down"));
-  ex->answer({http::status::ok, "ok", "text/plain; charset=utf-8"});
+  ex->answer({http::status::ok, std::string("ok"), "text/plain; charset=utf-8"});
 }
 
 void metrics(const RouterContext& c, const ExchangePtr& ex) {
@@ -287,8 +305,7 @@ void Router::handle(std::shared_ptr<const Request> request, const Caller& caller
                         ? ", " + std::to_string(streamedNodes) + " nodes decoded as they arrived"
                         : "");
     // The answer itself (verdicts with reasons, scores) for following one pod at 3 a.m.
-    SX_LOG_V(4) << "request " << id
-                << " answer: " << std::string_view(answer.body).substr(0, kLoggedAnswerBytes);
+    SX_LOG_V(4) << "request " << id << " answer: " << answer.body.flat(kLoggedAnswerBytes);
     Response response = toResponse(std::move(answer), request->version(), request->keep_alive());
     response.set(kRequestIdHeader, id);
     if (response.result() == http::status::method_not_allowed) {

@@ -10,13 +10,14 @@
 #include "scheduling/cache/cache.hpp"
 #include "scheduling/scheduler/in_flight_pods.hpp"
 #include "scheduling/scheduler/scheduler.hpp"
+#include "server/answer_body.hpp"
 #include "server/metrics.hpp"
 
 namespace server {
 
 namespace http = boost::beast::http;
 using Request = http::request<http::string_body>;
-using Response = http::response<http::string_body>;
+using Response = http::response<AnswerBody>;
 
 // What the routes need from the rest of the process.
 struct RouterContext {

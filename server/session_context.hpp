@@ -43,9 +43,11 @@ struct SessionContext {
   std::chrono::seconds headerTimeout{10};
   std::chrono::seconds bodyTimeout{60};
   // Bodies of kDirectReadBytes or more, reused across requests; shared with the requests
-  // that hold one, which may outlive their connection.
+  // that hold one, which may outlive their connection. One is kept: kube-scheduler sends one
+  // request at a time, and each body kept is RSS held for good (52 MB at 5,000 nodes); a
+  // second full-Nodes request at the same time gets a fresh body.
   std::shared_ptr<BodyBuffers> bodyBuffers =
-      std::make_shared<BodyBuffers>(/*keep=*/2, /*minBytes=*/kDirectReadBytes);
+      std::make_shared<BodyBuffers>(/*keep=*/1, /*minBytes=*/kDirectReadBytes);
 };
 
 }  // namespace server

@@ -4,7 +4,9 @@
 
 #include "plugins/interpodaffinity/filtering.hpp"
 
+#include <algorithm>
 #include <string>
+#include <tuple>
 
 #include "plugins/interpodaffinity/plugin.hpp"
 
@@ -27,80 +29,87 @@ fw::Status missingPreFilterState() {
 
 // --- TopologyToMatchedTermCount ------------------------------------------------------------
 
-TopologyToMatchedTermCount::TopologyToMatchedTermCount(TopologyCountMap base) {
-  auto shared = std::make_shared<Base>();
-  for (const auto& [pair, n] : base) {
-    if (n != 0) ++nonZero_;
-    const std::string_view key = pair.key;  // Clang 14 cannot capture a structured binding
-    auto it = std::find_if(shared->keys.begin(), shared->keys.end(),
-                           [key](const auto& entry) { return entry.first == key; });
-    if (it == shared->keys.end()) it = shared->keys.insert(it, {pair.key, ValueCounts{}});
-    it->second.emplace(pair.value, n);
+void TopologyToMatchedTermCount::addToBase(const TopologyKey& key, const TopologyValue& value,
+                                           std::int64_t n) {
+  if (!value.present() || n == 0) return;
+  // A domain the snapshot does not know cannot sit in the arrays: it goes with the deltas,
+  // which every copy carries. PreFilter counts pods on the snapshot's own nodes, whose
+  // domains are all known, so this does not happen there.
+  if (!value.known()) return add(key, value, n);
+  if (!ownedBase_) {
+    ownedBase_ = std::make_shared<Base>();
+    base_ = ownedBase_.get();
   }
-  base_ = shared.get();
-  ownedBase_ = std::move(shared);
+  auto it = std::find_if(ownedBase_->keys.begin(), ownedBase_->keys.end(),
+                         [&](const KeyCounts& k) { return k.key == key; });
+  if (it == ownedBase_->keys.end()) {
+    it = ownedBase_->keys.insert(
+        it, KeyCounts{key, std::vector<std::int64_t>(key.column()->numValues(), 0)});
+  }
+  std::int64_t& count = it->byValue[value.id];
+  const std::int64_t before = count + deltaCount(key, value);
+  count += n;
+  if (before == 0) ++nonZero_;
+  if (before + n == 0) --nonZero_;
 }
 
 TopologyToMatchedTermCount TopologyToMatchedTermCount::borrowingCopy() const {
   TopologyToMatchedTermCount copy;
   copy.base_ = base_;
-  copy.delta_ = delta_;
+  copy.deltas_ = deltas_;
   copy.nonZero_ = nonZero_;
   return copy;
 }
 
-std::int64_t TopologyToMatchedTermCount::baseCount(TopologyPair pair) const {
-  if (base_ == nullptr) return 0;
-  const ValueCounts* values = base_->find(pair.key);
-  if (values == nullptr) return 0;
-  auto it = values->find(pair.value);
-  return it == values->end() ? 0 : it->second;
+std::int64_t TopologyToMatchedTermCount::baseCount(const TopologyKey& key,
+                                                   const TopologyValue& value) const {
+  if (base_ == nullptr || !value.known()) return 0;
+  for (const KeyCounts& k : base_->keys) {
+    if (k.key == key) return k.byValue[value.id];
+  }
+  return 0;
 }
 
-std::int64_t TopologyToMatchedTermCount::deltaCount(TopologyPair pair) const {
-  if (delta_.empty()) return 0;  // the rule outside the nominated-pods pass: skip the hash
-  auto it = delta_.find(pair);
-  return it == delta_.end() ? 0 : it->second;
+std::int64_t TopologyToMatchedTermCount::deltaCount(const TopologyKey& key,
+                                                    const TopologyValue& value) const {
+  for (const Delta& d : deltas_) {
+    if (d.value == value && d.key == key) return d.delta;
+  }
+  return 0;
 }
 
-std::int64_t TopologyToMatchedTermCount::count(std::string_view key, std::string_view value) const {
-  const TopologyPair pair{key, value};
-  return baseCount(pair) + deltaCount(pair);
+std::int64_t TopologyToMatchedTermCount::count(const TopologyKey& key,
+                                               const TopologyValue& value) const {
+  return baseCount(key, value) + deltaCount(key, value);
 }
 
-void TopologyToMatchedTermCount::add(std::string_view key, std::string_view value,
+void TopologyToMatchedTermCount::add(const TopologyKey& key, const TopologyValue& value,
                                      std::int64_t delta) {
-  if (delta == 0) return;
-  const TopologyPair pair{key, value};
-  const std::int64_t base = baseCount(pair);
-  auto it = delta_.find(pair);
-  const std::int64_t before = base + (it == delta_.end() ? 0 : it->second);
-  const std::int64_t after = before + delta;
+  if (!value.present() || delta == 0) return;
+  const std::int64_t before = count(key, value);
   if (before == 0) ++nonZero_;
-  if (after == 0) --nonZero_;
-  if (it == delta_.end()) {
-    delta_.emplace(OwnedPair{std::string(key), std::string(value)}, delta);
-  } else if (after == base) {
-    delta_.erase(it);  // back to the base value: nothing left to overlay
-  } else {
-    it->second += delta;
+  if (before + delta == 0) --nonZero_;
+  auto it = std::find_if(deltas_.begin(), deltas_.end(),
+                         [&](const Delta& d) { return d.value == value && d.key == key; });
+  if (it == deltas_.end()) {
+    deltas_.push_back({key, value, delta});
+  } else if ((it->delta += delta) == 0) {
+    // Back to the base value: nothing left to overlay.
+    *it = deltas_.back();
+    deltas_.pop_back();
   }
 }
 
-bool TopologyToMatchedTermCount::anyPositiveOn(const api::Labels& nodeLabels) const {
+bool TopologyToMatchedTermCount::anyPositiveOn(const fw::NodeInfo& node) const {
   if (nonZero_ == 0) return false;
   if (base_ != nullptr) {
-    for (const auto& [key, values] : base_->keys) {
-      const auto label = nodeLabels.find(key);
-      if (!label) continue;
-      auto it = values.find(label->second);
-      const std::int64_t base = it == values.end() ? 0 : it->second;
-      if (base + deltaCount({label->first, label->second}) > 0) return true;
+    for (const KeyCounts& k : base_->keys) {
+      const TopologyValue value = k.key.valueOf(node);
+      if (value.known() && k.byValue[value.id] + deltaCount(k.key, value) > 0) return true;
     }
   }
-  for (const auto& [pair, d] : delta_) {
-    const auto value = nodeLabels.get(pair.key);
-    if (value.has_value() && *value == pair.value && count(pair.key, pair.value) > 0) return true;
+  for (const Delta& d : deltas_) {
+    if (d.key.valueOf(node) == d.value && count(d.key, d.value) > 0) return true;
   }
   return false;
 }
@@ -109,11 +118,17 @@ std::map<std::pair<std::string, std::string>, std::int64_t> TopologyToMatchedTer
     const {
   std::map<std::pair<std::string, std::string>, std::int64_t> out;
   if (base_ != nullptr) {
-    for (const auto& [key, values] : base_->keys) {
-      for (const auto& [value, n] : values) out[{std::string(key), std::string(value)}] += n;
+    for (const KeyCounts& k : base_->keys) {
+      for (std::size_t id = 0; id < k.byValue.size(); ++id) {
+        if (k.byValue[id] == 0) continue;
+        const TopologyValue value{static_cast<fw::TopologyValueId>(id), {}};
+        out[{std::string(k.key.name()), std::string(k.key.text(value))}] += k.byValue[id];
+      }
     }
   }
-  for (const auto& [pair, d] : delta_) out[{pair.key, pair.value}] += d;
+  for (const Delta& d : deltas_) {
+    out[{std::string(d.key.name()), std::string(d.key.text(d.value))}] += d.delta;
+  }
   std::erase_if(out, [](const auto& entry) { return entry.second == 0; });
   return out;
 }
@@ -125,8 +140,7 @@ std::unique_ptr<fw::StateData> PreFilterState::clone() const {
   copy->existingAntiAffinityCounts = existingAntiAffinityCounts.borrowingCopy();
   copy->affinityCounts = affinityCounts.borrowingCopy();
   copy->antiAffinityCounts = antiAffinityCounts.borrowingCopy();
-  copy->podInfo = podInfo;
-  copy->namespaceLabels = namespaceLabels;
+  copy->incoming = incoming;
   copy->podMatchesAllOwnAffinityTerms = podMatchesAllOwnAffinityTerms;
   return copy;
 }
@@ -142,29 +156,25 @@ bool podMatchesAllAffinityTerms(const std::vector<fw::AffinityTerm>& terms, cons
 
 void PreFilterState::updateWithPod(const fw::PodInfo& updated, const fw::NodeInfo& node,
                                    std::int64_t multiplier) {
-  const api::Labels& nodeLabels = node.labels();
-  const api::Pod& incoming = podInfo->pod();
+  const api::Pod& pod = incoming->podInfo.pod();
   // The updated pod's anti-affinity terms against the incoming pod (existing-pods check).
   for (const auto& term : updated.requiredAntiAffinityTerms()) {
-    if (!term.matches(incoming, *namespaceLabels)) continue;
-    if (const auto label = nodeLabels.find(term.topologyKey)) {
-      existingAntiAffinityCounts.add(label->first, label->second, multiplier);
-    }
+    if (!term.matches(pod, incoming->namespaceLabels)) continue;
+    const fw::TopologyKey key(term.topologyKey, *incoming->topology);
+    existingAntiAffinityCounts.add(key, key.valueOf(node), multiplier);
   }
   // The incoming pod's terms against the updated pod.
-  const auto& affinityTerms = podInfo->requiredAffinityTerms();
+  const auto& affinityTerms = incoming->podInfo.requiredAffinityTerms();
   if (podMatchesAllAffinityTerms(affinityTerms, updated.pod())) {
-    for (const auto& term : affinityTerms) {
-      if (const auto label = nodeLabels.find(term.topologyKey)) {
-        affinityCounts.add(label->first, label->second, multiplier);
-      }
+    for (const fw::TopologyKey& key : incoming->affinityKeys) {
+      affinityCounts.add(key, key.valueOf(node), multiplier);
     }
   }
-  for (const auto& term : podInfo->requiredAntiAffinityTerms()) {
-    if (!term.matches(updated.pod(), kNoLabels)) continue;
-    if (const auto label = nodeLabels.find(term.topologyKey)) {
-      antiAffinityCounts.add(label->first, label->second, multiplier);
-    }
+  const auto& antiAffinityTerms = incoming->podInfo.requiredAntiAffinityTerms();
+  for (std::size_t i = 0; i < antiAffinityTerms.size(); ++i) {
+    if (!antiAffinityTerms[i].matches(updated.pod(), kNoLabels)) continue;
+    const fw::TopologyKey& key = incoming->antiAffinityKeys[i];
+    antiAffinityCounts.add(key, key.valueOf(node), multiplier);
   }
 }
 
@@ -176,21 +186,19 @@ void PreFilterState::updateWithPod(const fw::PodInfo& updated, const fw::NodeInf
 // per-node number of (pod, term) occurrences: adding that number is the same sum. Only the
 // terms whose selector may match the pod's labels are visited (a term that cannot match adds
 // nothing), so a pod nothing selects costs no walk over every workload's terms.
-TopologyCountMap existingAntiAffinityCounts(const api::Pod& pod, const api::Labels& nsLabels,
-                                            const fw::SharedLister& lister) {
-  TopologyCountMap counts;
-  lister.forEachExistingTermSelecting(
-      fw::TermKind::RequiredAntiAffinity, pod.metadata.labels,
-      [&](const fw::AffinityTerm& term, std::int32_t /*weight*/,
-          std::span<const fw::NodeTermCount> nodes) {
-        if (!term.matches(pod, nsLabels)) return;
-        for (const auto& [node, n] : nodes) {
-          if (n == 0) continue;
-          if (const auto label = node->labels().find(term.topologyKey)) {
-            counts[TopologyPair{label->first, label->second}] += n;
-          }
-        }
-      });
+TopologyToMatchedTermCount existingAntiAffinityCounts(const api::Pod& pod,
+                                                      const api::Labels& nsLabels,
+                                                      const fw::SharedLister& lister) {
+  TopologyToMatchedTermCount counts;
+  lister.forEachExistingTermSelecting(fw::TermKind::RequiredAntiAffinity, pod.metadata.labels,
+                                      [&](const fw::AffinityTerm& term, std::int32_t /*weight*/,
+                                          std::span<const fw::NodeTermCount> nodes) {
+                                        if (!term.matches(pod, nsLabels)) return;
+                                        const fw::TopologyKey key(term.topologyKey,
+                                                                  lister.topology());
+                                        for (const auto& [node, n] : nodes)
+                                          counts.addToBase(key, key.valueOf(*node), n);
+                                      });
   return counts;
 }
 
@@ -199,29 +207,27 @@ TopologyCountMap existingAntiAffinityCounts(const api::Pod& pod, const api::Labe
 // pods selected by a term can contribute, so the index hands over exactly those: for
 // affinity, the pods the first term selects (then checked against the other terms); for
 // anti-affinity, the pods each term selects.
-std::pair<TopologyCountMap, TopologyCountMap> incomingAffinityAntiAffinityCounts(
-    const fw::PodInfo& podInfo, const fw::SharedLister& lister) {
-  TopologyCountMap affinity;
-  TopologyCountMap antiAffinity;
+std::pair<TopologyToMatchedTermCount, TopologyToMatchedTermCount>
+incomingAffinityAntiAffinityCounts(const fw::PodInfo& podInfo, const fw::SharedLister& lister) {
+  TopologyToMatchedTermCount affinity;
+  TopologyToMatchedTermCount antiAffinity;
   const auto& affinityTerms = podInfo.requiredAffinityTerms();
   if (!affinityTerms.empty()) {
-    lister.forEachPodMatching(
-        affinityTerms.front(), [&](const fw::PodInfo& existing, const fw::NodeInfo& node) {
-          for (std::size_t i = 1; i < affinityTerms.size(); ++i) {
-            if (!affinityTerms[i].matches(existing.pod(), kNoLabels)) return;
-          }
-          for (const auto& term : affinityTerms) {
-            if (const auto label = node.labels().find(term.topologyKey)) {
-              affinity[TopologyPair{label->first, label->second}] += 1;
-            }
-          }
-        });
+    std::vector<fw::TopologyKey> keys;
+    for (const auto& term : affinityTerms) keys.emplace_back(term.topologyKey, lister.topology());
+    lister.forEachPodMatching(affinityTerms.front(),
+                              [&](const fw::PodInfo& existing, const fw::NodeInfo& node) {
+                                for (std::size_t i = 1; i < affinityTerms.size(); ++i) {
+                                  if (!affinityTerms[i].matches(existing.pod(), kNoLabels)) return;
+                                }
+                                for (const fw::TopologyKey& key : keys)
+                                  affinity.addToBase(key, key.valueOf(node), 1);
+                              });
   }
   for (const auto& term : podInfo.requiredAntiAffinityTerms()) {
+    const fw::TopologyKey key(term.topologyKey, lister.topology());
     lister.forEachPodMatching(term, [&](const fw::PodInfo& /*existing*/, const fw::NodeInfo& node) {
-      if (const auto label = node.labels().find(term.topologyKey)) {
-        antiAffinity[TopologyPair{label->first, label->second}] += 1;
-      }
+      antiAffinity.addToBase(key, key.valueOf(node), 1);
     });
   }
   return {std::move(affinity), std::move(antiAffinity)};
@@ -237,25 +243,26 @@ fw::Status InterPodAffinity::preFilter(fw::CycleState& state, const fw::PodInfo&
   const fw::SharedLister& lister = state.snapshot();
 
   // Resolve the namespaceSelectors of the incoming required terms on a copy of the PodInfo.
-  auto incoming = std::make_shared<PreFilterState::Incoming>(
-      PreFilterState::Incoming{pod, lister.namespaceLabels(pod.pod().metadata.ns)});
+  auto incoming = std::make_shared<PreFilterState::Incoming>(PreFilterState::Incoming{
+      pod, lister.namespaceLabels(pod.pod().metadata.ns), &lister.topology(), {}, {}});
   fw::PodInfo& podInfo = incoming->podInfo;
   for (auto& term : podInfo.mutableRequiredAffinityTerms()) {
     mergeAffinityTermNamespacesIfNotEmpty(term, lister);
+    incoming->affinityKeys.emplace_back(term.topologyKey, lister.topology());
   }
   for (auto& term : podInfo.mutableRequiredAntiAffinityTerms()) {
     mergeAffinityTermNamespacesIfNotEmpty(term, lister);
+    incoming->antiAffinityKeys.emplace_back(term.topologyKey, lister.topology());
   }
 
   auto out = std::make_unique<PreFilterState>();
-  out->existingAntiAffinityCounts = TopologyToMatchedTermCount(
-      existingAntiAffinityCounts(podInfo.pod(), incoming->namespaceLabels, lister));
+  out->existingAntiAffinityCounts =
+      existingAntiAffinityCounts(podInfo.pod(), incoming->namespaceLabels, lister);
   const bool hasRequiredTerms =
       !podInfo.requiredAffinityTerms().empty() || !podInfo.requiredAntiAffinityTerms().empty();
   if (hasRequiredTerms) {
-    auto [affinity, antiAffinity] = incomingAffinityAntiAffinityCounts(podInfo, lister);
-    out->affinityCounts = TopologyToMatchedTermCount(std::move(affinity));
-    out->antiAffinityCounts = TopologyToMatchedTermCount(std::move(antiAffinity));
+    std::tie(out->affinityCounts, out->antiAffinityCounts) =
+        incomingAffinityAntiAffinityCounts(podInfo, lister);
   }
   // Nothing can reject the pod on any node (#114889): Filter and AddPod/RemovePod are
   // skipped for this cycle.
@@ -264,8 +271,7 @@ fw::Status InterPodAffinity::preFilter(fw::CycleState& state, const fw::PodInfo&
   }
   out->podMatchesAllOwnAffinityTerms =
       podMatchesAllAffinityTerms(podInfo.requiredAffinityTerms(), podInfo.pod());
-  out->podInfo = &podInfo;
-  out->namespaceLabels = &incoming->namespaceLabels;
+  out->incoming = incoming.get();
   out->ownedIncoming = std::move(incoming);
   state.write(kPreFilterStateKey, std::move(out));
   return {};
@@ -290,15 +296,15 @@ fw::Status InterPodAffinity::removePod(fw::CycleState& state, const fw::PodInfo&
 
 namespace {
 
-// satisfyPodAffinity: every term's pair must have a matching pod, and the node must carry
+// satisfyPodAffinity: every term's domain must have a matching pod, and the node must carry
 // every term's topology key. Without any matching pod anywhere, a pod that matches its own
 // terms may start the group ("first pod of a group", #91168).
-bool satisfyPodAffinity(const PreFilterState& s, const api::Labels& nodeLabels) {
+bool satisfyPodAffinity(const PreFilterState& s, const fw::NodeInfo& node) {
   bool podsExist = true;
-  for (const auto& term : s.podInfo->requiredAffinityTerms()) {
-    const auto value = nodeLabels.get(term.topologyKey);
-    if (!value) return false;  // all topology labels must exist on the node
-    if (s.affinityCounts.count(term.topologyKey, *value) <= 0) podsExist = false;
+  for (const fw::TopologyKey& key : s.incoming->affinityKeys) {
+    const fw::TopologyValue value = key.valueOf(node);
+    if (!value.present()) return false;  // all topology labels must exist on the node
+    if (s.affinityCounts.count(key, value) <= 0) podsExist = false;
   }
   if (podsExist) return true;
   return s.affinityCounts.empty() && s.podMatchesAllOwnAffinityTerms;
@@ -306,21 +312,19 @@ bool satisfyPodAffinity(const PreFilterState& s, const api::Labels& nodeLabels) 
 
 // satisfyPodAntiAffinity: no pod matching one of the incoming anti-affinity terms in the
 // node's topology domain of that term.
-bool satisfyPodAntiAffinity(const PreFilterState& s, const api::Labels& nodeLabels) {
+bool satisfyPodAntiAffinity(const PreFilterState& s, const fw::NodeInfo& node) {
   if (s.antiAffinityCounts.empty()) return true;
-  for (const auto& term : s.podInfo->requiredAntiAffinityTerms()) {
-    const auto value = nodeLabels.get(term.topologyKey);
-    if (value.has_value() && s.antiAffinityCounts.count(term.topologyKey, *value) > 0) {
-      return false;
-    }
+  for (const fw::TopologyKey& key : s.incoming->antiAffinityKeys) {
+    const fw::TopologyValue value = key.valueOf(node);
+    if (value.present() && s.antiAffinityCounts.count(key, value) > 0) return false;
   }
   return true;
 }
 
 // satisfyExistingPodsAntiAffinity: no existing pod whose anti-affinity term matches the
 // incoming pod in a topology domain the node belongs to.
-bool satisfyExistingPodsAntiAffinity(const PreFilterState& s, const api::Labels& nodeLabels) {
-  return !s.existingAntiAffinityCounts.anyPositiveOn(nodeLabels);
+bool satisfyExistingPodsAntiAffinity(const PreFilterState& s, const fw::NodeInfo& node) {
+  return !s.existingAntiAffinityCounts.anyPositiveOn(node);
 }
 
 }  // namespace
@@ -329,15 +333,14 @@ fw::Status InterPodAffinity::filter(const fw::CycleState& state, const fw::PodIn
                                     const fw::NodeInfo& node) const {
   const auto* s = state.read<PreFilterState>(kPreFilterStateKey);
   if (s == nullptr) return missingPreFilterState();
-  const api::Labels& nodeLabels = node.labels();
-  if (!satisfyPodAffinity(*s, nodeLabels)) {
+  if (!satisfyPodAffinity(*s, node)) {
     return fw::Status(fw::Code::UnschedulableAndUnresolvable,
                       std::string(kErrReasonAffinityRulesNotMatch));
   }
-  if (!satisfyPodAntiAffinity(*s, nodeLabels)) {
+  if (!satisfyPodAntiAffinity(*s, node)) {
     return fw::Status(fw::Code::Unschedulable, std::string(kErrReasonAntiAffinityRulesNotMatch));
   }
-  if (!satisfyExistingPodsAntiAffinity(*s, nodeLabels)) {
+  if (!satisfyExistingPodsAntiAffinity(*s, node)) {
     return fw::Status(fw::Code::Unschedulable,
                       std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
   }

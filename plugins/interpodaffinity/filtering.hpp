@@ -6,13 +6,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "plugins/interpodaffinity/topology.hpp"
 #include "scheduling/framework/cycle_state.hpp"
 #include "scheduling/framework/listers.hpp"
+#include "scheduling/framework/topology_index.hpp"
 #include "scheduling/framework/types.hpp"
 
 // PreFilter / Filter state of InterPodAffinity (filtering.go upstream).
@@ -27,95 +26,75 @@ inline constexpr std::string_view kErrReasonAffinityRulesNotMatch =
 inline constexpr std::string_view kErrReasonAntiAffinityRulesNotMatch =
     "node(s) didn't match pod anti-affinity rules";
 
-// A plain topology → count map, as PreFilter builds it. Keys view snapshot-owned strings.
-using TopologyCountMap = std::unordered_map<TopologyPair, std::int64_t, TopologyPairHash>;
-
-// topologyToMatchedTermCount, built so that cloning is cheap.
+// topologyToMatchedTermCount: how many (pod, term) matches each topology domain holds.
+//
+// PreFilter counts into one array per topology key, indexed by the key's value ids in the
+// snapshot's TopologyIndex, so that Filter finds a node's count with two array reads.
 //
 // The runtime clones the CycleState for every node that has nominated pods (and for every
-// preemption candidate) and then calls AddPod/RemovePod on the clone. Upstream deep-copies
-// the three maps each time; at 5k nodes a map can hold thousands of pairs. Here the map
-// PreFilter computed is an immutable base shared by all clones, and AddPod/RemovePod write
-// into a small per-clone overlay of deltas (owning its strings: the pods and nodes handed to
-// AddPod need not outlive the cycle). A lookup sums base and overlay.
+// preemption candidate) and calls AddPod/RemovePod on the clone. Upstream deep-copies the
+// maps each time; here the counts PreFilter made are an immutable base that every clone
+// reads, and AddPod/RemovePod write a short per-clone list of deltas. A count is base +
+// delta. A delta names its domain by key and value id, or by the value's text when the
+// snapshot has no such value (a node whose labels the request overrides).
 //
-// Upstream deletes an entry when it reaches exactly 0 and tests "map is empty"; a pair is in
-// the upstream map iff its value is non-zero, so emptiness is tracked as the number of pairs
-// whose (base + delta) is non-zero.
+// Upstream deletes an entry when it reaches exactly 0 and tests "map is empty": a domain is
+// in the upstream map iff its count is non-zero, so emptiness is tracked as the number of
+// domains whose count is non-zero.
 class TopologyToMatchedTermCount {
  public:
+  using TopologyKey = scheduling::framework::TopologyKey;
+  using TopologyValue = scheduling::framework::TopologyValue;
+
   TopologyToMatchedTermCount() = default;
-  // Takes PreFilter's map as the shared base.
-  explicit TopologyToMatchedTermCount(TopologyCountMap base);
   TopologyToMatchedTermCount(TopologyToMatchedTermCount&&) = default;
   TopologyToMatchedTermCount& operator=(TopologyToMatchedTermCount&&) = default;
 
-  // The same counts, reading this one's base: valid while this one lives. The runtime
-  // clones a cycle's state only within the cycle (a node's nominated pods, a preemption
-  // candidate), and sharing the base by reference count made every clone two atomic
-  // operations on a cache line that all worker threads touch.
+  // PreFilter's counting: + n at the domain (nothing when the node lacks the key). Only on
+  // the counts PreFilter owns, before any copy is made.
+  void addToBase(const TopologyKey& key, const TopologyValue& value, std::int64_t n);
+
+  // The same counts, reading this one's base: valid while this one lives. The runtime clones
+  // a cycle's state only within the cycle (a node's nominated pods, a preemption candidate),
+  // and sharing the base by reference count made every clone two atomic operations on a
+  // cache line that all worker threads touch.
   TopologyToMatchedTermCount borrowingCopy() const;
 
-  std::int64_t count(std::string_view key, std::string_view value) const;
-  // len(map) upstream: pairs with a non-zero count.
+  std::int64_t count(const TopologyKey& key, const TopologyValue& value) const;
+  // len(map) upstream: domains with a non-zero count.
   std::size_t size() const { return nonZero_; }
   bool empty() const { return nonZero_ == 0; }
 
-  // m[pair] += delta, forgetting the pair when it reaches 0 (updateWith*Terms upstream).
-  void add(std::string_view key, std::string_view value, std::int64_t delta);
+  // m[domain] += delta, forgetting the domain when it reaches 0 (updateWith*Terms upstream).
+  void add(const TopologyKey& key, const TopologyValue& value, std::int64_t delta);
 
-  // True iff some label (k, v) of the node has count(k, v) > 0. Visits only the pairs that
-  // can be positive (the base's topology keys and the overlay) instead of every label.
-  bool anyPositiveOn(const scheduling::api::Labels& nodeLabels) const;
+  // True iff the node lies in some domain with a positive count. Visits the keys counted
+  // (one or two per cycle) and the deltas, not the node's labels.
+  bool anyPositiveOn(const scheduling::framework::NodeInfo& node) const;
 
-  // The non-zero pairs, ordered: for tests and debugging.
+  // The non-zero counts by (key, value), ordered: for tests and debugging.
   std::map<std::pair<std::string, std::string>, std::int64_t> toMap() const;
 
  private:
-  // PreFilter's counts by topology key, then value. A cycle has one or two distinct keys,
-  // so Filter finds the key with a comparison or two and hashes only the node's value,
-  // where a map of pairs hashed both strings for every lookup of every node.
-  using ValueCounts = std::unordered_map<std::string_view, std::int64_t>;
+  struct KeyCounts {
+    TopologyKey key;
+    std::vector<std::int64_t> byValue;  // by value id of key's column
+  };
   struct Base {
-    std::vector<std::pair<std::string_view, ValueCounts>> keys;
-    const ValueCounts* find(std::string_view key) const {
-      for (const auto& [k, values] : keys) {
-        if (k == key) return &values;
-      }
-      return nullptr;
-    }
+    std::vector<KeyCounts> keys;
   };
-  struct OwnedPair {
-    std::string key;
-    std::string value;
-  };
-  struct OwnedPairHash {
-    using is_transparent = void;
-    std::size_t operator()(const OwnedPair& p) const noexcept {
-      return hashTopologyPair(p.key, p.value);
-    }
-    std::size_t operator()(const TopologyPair& p) const noexcept {
-      return hashTopologyPair(p.key, p.value);
-    }
-  };
-  struct OwnedPairEq {
-    using is_transparent = void;
-    static TopologyPair view(const OwnedPair& p) { return {p.key, p.value}; }
-    static TopologyPair view(const TopologyPair& p) { return p; }
-    template <typename A, typename B>
-    bool operator()(const A& a, const B& b) const noexcept {
-      return view(a) == view(b);
-    }
+  struct Delta {
+    TopologyKey key;
+    TopologyValue value;
+    std::int64_t delta;
   };
 
-  std::int64_t baseCount(TopologyPair pair) const;
-  std::int64_t deltaCount(TopologyPair pair) const;
+  std::int64_t baseCount(const TopologyKey& key, const TopologyValue& value) const;
+  std::int64_t deltaCount(const TopologyKey& key, const TopologyValue& value) const;
 
-  using Delta = std::unordered_map<OwnedPair, std::int64_t, OwnedPairHash, OwnedPairEq>;
-
-  std::shared_ptr<const Base> ownedBase_;  // null in a borrowing copy
+  std::shared_ptr<Base> ownedBase_;  // null in a borrowing copy
   const Base* base_ = nullptr;
-  Delta delta_;
+  std::vector<Delta> deltas_;
   std::size_t nonZero_ = 0;
 };
 
@@ -137,13 +116,17 @@ class PreFilterState final : public scheduling::framework::StateData {
     scheduling::framework::PodInfo podInfo;
     // Labels of the pod's namespace (GetNamespaceLabelsSnapshot).
     scheduling::api::Labels namespaceLabels;
+    // The snapshot's topology, and the topology keys of podInfo's required affinity and
+    // anti-affinity terms in it, term by term.
+    const scheduling::framework::TopologyIndex* topology = nullptr;
+    std::vector<scheduling::framework::TopologyKey> affinityKeys;
+    std::vector<scheduling::framework::TopologyKey> antiAffinityKeys;
   };
   // Owned by the state PreFilter wrote; its clones borrow it, as they do the counts' bases.
   std::shared_ptr<const Incoming> ownedIncoming;
-  const scheduling::framework::PodInfo* podInfo = nullptr;
-  const scheduling::api::Labels* namespaceLabels = nullptr;
-  // podMatchesAllAffinityTerms(podInfo's required affinity terms, podInfo's pod), computed
-  // once for the "first pod of a group" rule.
+  const Incoming* incoming = nullptr;
+  // podMatchesAllAffinityTerms(the incoming required affinity terms, the incoming pod),
+  // computed once for the "first pod of a group" rule.
   bool podMatchesAllOwnAffinityTerms = false;
 
   // Valid while this state lives: see TopologyToMatchedTermCount::borrowingCopy().
@@ -161,12 +144,12 @@ bool podMatchesAllAffinityTerms(const std::vector<scheduling::framework::Affinit
 
 // The PreFilter maps, computed through the lister's indexes. Equal to upstream's loops over
 // HavePodsWithRequiredAntiAffinityList (existing) and every pod of every node (incoming).
-TopologyCountMap existingAntiAffinityCounts(const scheduling::api::Pod& pod,
-                                            const scheduling::api::Labels& nsLabels,
-                                            const scheduling::framework::SharedLister& lister);
-// `podInfo` must have its namespaceSelectors merged already.
-std::pair<TopologyCountMap, TopologyCountMap> incomingAffinityAntiAffinityCounts(
-    const scheduling::framework::PodInfo& podInfo,
+TopologyToMatchedTermCount existingAntiAffinityCounts(
+    const scheduling::api::Pod& pod, const scheduling::api::Labels& nsLabels,
     const scheduling::framework::SharedLister& lister);
+// `podInfo` must have its namespaceSelectors merged already.
+std::pair<TopologyToMatchedTermCount, TopologyToMatchedTermCount>
+incomingAffinityAntiAffinityCounts(const scheduling::framework::PodInfo& podInfo,
+                                   const scheduling::framework::SharedLister& lister);
 
 }  // namespace plugins::interpodaffinity

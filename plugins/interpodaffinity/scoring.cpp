@@ -4,6 +4,7 @@
 
 #include "plugins/interpodaffinity/scoring.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -36,27 +37,55 @@ bool hasPreferredTerms(const api::Pod& pod) {
 
 // --- TopologyScore ---------------------------------------------------------------------------
 
-void TopologyScore::add(const api::Labels& nodeLabels, std::string_view topologyKey,
-                        std::int64_t amount) {
-  const auto label = nodeLabels.find(topologyKey);
-  if (!label) return;
-  for (auto& [key, values] : keys_) {
-    if (key == label->first) {
-      values[label->second] += amount;
-      return;
-    }
+void TopologyScore::add(const TopologyKey& key, const fw::NodeInfo& node, std::int64_t amount) {
+  const fw::TopologyValue value = key.valueOf(node);
+  if (!value.present()) return;
+  auto it =
+      std::find_if(keys_.begin(), keys_.end(), [&](const KeyScores& k) { return k.key == key; });
+  if (it == keys_.end()) {
+    const std::size_t size = key.column() != nullptr ? key.column()->numValues() : 0;
+    it = keys_.insert(it, KeyScores{key, std::vector<std::int64_t>(size, 0), {}});
   }
-  keys_.emplace_back(label->first, ValueScores{{label->second, amount}});
+  if (value.known()) {
+    it->byValue[value.id] += amount;
+    return;
+  }
+  auto unknown = std::find_if(it->unknown.begin(), it->unknown.end(),
+                              [&](const auto& entry) { return entry.first == value.unknownText; });
+  if (unknown == it->unknown.end()) {
+    it->unknown.emplace_back(value.unknownText, amount);
+  } else {
+    unknown->second += amount;
+  }
 }
 
-std::int64_t TopologyScore::scoreFor(const api::Labels& nodeLabels) const {
+std::int64_t TopologyScore::scoreFor(const fw::NodeInfo& node) const {
   std::int64_t score = 0;
-  for (const auto& [key, values] : keys_) {
-    const auto value = nodeLabels.get(key);
-    if (!value) continue;
-    if (auto it = values.find(*value); it != values.end()) score += it->second;
+  for (const KeyScores& k : keys_) {
+    const fw::TopologyValue value = k.key.valueOf(node);
+    if (value.known()) {
+      score += k.byValue[value.id];
+    } else if (value.present()) {
+      for (const auto& [text, amount] : k.unknown) {
+        if (text == value.unknownText) score += amount;
+      }
+    }
   }
   return score;
+}
+
+std::map<std::string, std::map<std::string, std::int64_t>> TopologyScore::toMap() const {
+  std::map<std::string, std::map<std::string, std::int64_t>> out;
+  for (const KeyScores& k : keys_) {
+    auto& values = out[std::string(k.key.name())];
+    for (std::size_t id = 0; id < k.byValue.size(); ++id) {
+      if (k.byValue[id] != 0) values[std::string(k.key.column()->value(id))] = k.byValue[id];
+    }
+    for (const auto& [text, amount] : k.unknown) {
+      if (amount != 0) values[std::string(text)] += amount;
+    }
+  }
+  return out;
 }
 
 // --- extension points ----------------------------------------------------------------------
@@ -104,9 +133,10 @@ fw::Status InterPodAffinity::preScore(fw::CycleState& state, const fw::PodInfo& 
   const auto processIncoming = [&](const fw::WeightedAffinityTerm& weighted,
                                    std::int64_t multiplier) {
     const std::int64_t amount = static_cast<std::int64_t>(weighted.weight) * multiplier;
+    const fw::TopologyKey key(weighted.term.topologyKey, lister.topology());
     lister.forEachPodMatching(weighted.term,
                               [&](const fw::PodInfo& /*existing*/, const fw::NodeInfo& node) {
-                                scores.add(node.labels(), weighted.term.topologyKey, amount);
+                                scores.add(key, node, amount);
                               });
   };
   for (const auto& weighted : preferredAffinity) processIncoming(weighted, 1);
@@ -121,9 +151,10 @@ fw::Status InterPodAffinity::preScore(fw::CycleState& state, const fw::PodInfo& 
             std::span<const fw::NodeTermCount> termNodes) {
           if (!term.matches(incoming, nsLabels)) return;
           const std::int64_t perPod = (fixedWeight != 0 ? fixedWeight : weight) * multiplier;
+          const fw::TopologyKey key(term.topologyKey, lister.topology());
           for (const auto& [node, n] : termNodes) {
             if (n == 0) continue;
-            scores.add(node->labels(), term.topologyKey, perPod * n);
+            scores.add(key, *node, perPod * n);
           }
         });
   };
@@ -142,7 +173,7 @@ fw::Status InterPodAffinity::score(const fw::CycleState& state, const fw::PodInf
                                    const fw::NodeInfo& node, std::int64_t& score) const {
   const auto* s = state.read<PreScoreState>(kPreScoreStateKey);
   if (s == nullptr) return missingPreScoreState();
-  score = s->topologyScore.scoreFor(node.labels());
+  score = s->topologyScore.scoreFor(node);
   return {};
 }
 

@@ -1,14 +1,15 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "plugins/interpodaffinity/topology.hpp"
 #include "scheduling/framework/cycle_state.hpp"
+#include "scheduling/framework/topology_index.hpp"
 #include "scheduling/framework/types.hpp"
 
 // PreScore / Score state of InterPodAffinity (scoring.go upstream).
@@ -16,25 +17,34 @@ namespace plugins::interpodaffinity {
 
 inline constexpr std::string_view kPreScoreStateKey = "PreScoreInterPodAffinity";
 
-// scoreMap: topology key → topology value → summed weight. There are few distinct keys per
-// cycle, so they sit in a vector; Score then looks each key up in the node's sorted labels.
-// Keys and values view the label entries of the snapshot's nodes.
+// scoreMap: topology key → topology value → summed weight, with the values of each key in
+// an array indexed by the key's value ids in the snapshot's TopologyIndex, so that Score
+// reads a node's score under a key with two array reads. A cycle has one to three keys.
 class TopologyScore {
  public:
-  using ValueScores = std::unordered_map<std::string_view, std::int64_t>;
+  using TopologyKey = scheduling::framework::TopologyKey;
 
-  // processTerm's update: `amount` at (key, node's value of key) when the node has the key.
-  // The entry is created even when amount is 0, as `m[k][v] += 0` does upstream.
-  void add(const scheduling::api::Labels& nodeLabels, std::string_view topologyKey,
+  // processTerm's update: `amount` at the node's domain under `key`, when the node has the
+  // key. The key counts as present even when amount is 0, as `m[k][v] += 0` makes it
+  // upstream.
+  void add(const TopologyKey& key, const scheduling::framework::NodeInfo& node,
            std::int64_t amount);
 
   bool empty() const { return keys_.empty(); }
-  // Σ over the map's keys k that the node has of map[k][node's value].
-  std::int64_t scoreFor(const scheduling::api::Labels& nodeLabels) const;
-  const std::vector<std::pair<std::string_view, ValueScores>>& entries() const { return keys_; }
+  // Σ over the keys the node has of the score of its domain.
+  std::int64_t scoreFor(const scheduling::framework::NodeInfo& node) const;
+  // key → value → score, values with a non-zero score only: for tests and debugging.
+  std::map<std::string, std::map<std::string, std::int64_t>> toMap() const;
 
  private:
-  std::vector<std::pair<std::string_view, ValueScores>> keys_;
+  struct KeyScores {
+    TopologyKey key;
+    std::vector<std::int64_t> byValue;  // by value id of key's column
+    // Domains the snapshot does not know (only for a node without a slot: PreScore visits
+    // the snapshot's nodes, so in practice never).
+    std::vector<std::pair<std::string_view, std::int64_t>> unknown;
+  };
+  std::vector<KeyScores> keys_;
 };
 
 // preScoreState.

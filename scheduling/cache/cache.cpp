@@ -11,6 +11,7 @@
 #include "scheduling/cache/existing_term_index.hpp"
 #include "scheduling/cache/namespace_pod_index.hpp"
 #include "scheduling/cache/node_tree.hpp"
+#include "scheduling/framework/affinity_term_pool.hpp"
 
 namespace scheduling::cache {
 
@@ -95,9 +96,17 @@ struct Cache::State {
   // tree changed (a node added, deleted or moved to another zone).
   std::vector<NodeItem*> nodeOrder;
   bool nodeOrderChanged = true;
+  // Real nodes' names by slot, rebuilt with nodeOrder; published as is.
+  std::shared_ptr<const NodeNameIndex> names;
+  // Real nodes' labels by slot, kept up to date as they change; published as a copy when
+  // `publishedTopology` is null.
+  framework::TopologyIndex topology;
+  std::shared_ptr<const framework::TopologyIndex> publishedTopology;
   // Assigned and nominated pods by UID. Records are referenced by address from
   // assignedByNamespace; unordered_map never moves its elements.
   std::unordered_map<std::string, PodRecord> pods;
+  // The cached pods' parsed affinity term lists, one copy of each.
+  framework::AffinityTermPool termPool;
   std::map<std::string, NamespaceState, std::less<>> assignedByNamespace;
   ExistingTermIndex existingTerms;
 
@@ -265,7 +274,8 @@ void Cache::upsertNode(api::Node node) {
   std::lock_guard lock(state_->mu);
   auto object = std::make_shared<const api::Node>(std::move(node));
   NodeItem& item = state_->itemFor(object->name);
-  if (const api::Node* old = item.info->node()) {
+  const api::Node* old = item.info->node();
+  if (old != nullptr) {
     if (getZoneKey(*old) != getZoneKey(*object)) state_->nodeOrderChanged = true;
     state_->nodeTree.updateNode(*old, *object);
   } else {
@@ -273,7 +283,12 @@ void Cache::upsertNode(api::Node node) {
     state_->nodeOrderChanged = true;
     ++state_->numNodes;
   }
-  State::mutableInfo(item).setNode(std::move(object));
+  // Most node updates are status heartbeats: the labels, hence the topology, stay as they were.
+  if (old == nullptr || old->labels != object->labels) {
+    state_->topology.setNode(item.slot, object->labels);
+    state_->publishedTopology.reset();
+  }
+  State::mutableInfo(item).setNode(std::move(object), item.slot);
 }
 
 void Cache::deleteNode(std::string_view name) {
@@ -282,6 +297,8 @@ void Cache::deleteNode(std::string_view name) {
   if (it == state_->nodes.end() || it->second.info->node() == nullptr) return;
   state_->nodeTree.removeNode(*it->second.info->node());
   state_->nodeOrderChanged = true;
+  state_->topology.removeNode(it->second.slot);
+  state_->publishedTopology.reset();
   --state_->numNodes;
   // Pods may still arrive for deletion after their node (separate watches), so a node
   // with pods stays behind as a ghost (cache.go RemoveNode).
@@ -322,8 +339,7 @@ bool Cache::upsertPod(api::Pod pod) {
   PodRecord& record = it->second;
   record.placement = assigned ? Placement::Assigned : Placement::Nominated;
   record.node = assigned ? pod.spec.nodeName : pod.status.nominatedNodeName;
-  record.info =
-      std::make_shared<const framework::PodInfo>(std::make_shared<const api::Pod>(std::move(pod)));
+  record.info = framework::PodInfo::forCache(std::move(pod), s.termPool);
   s.place(record);
   const bool placed = assigned && !wasAssigned;
   if (placed) s.noteSettled(uid);
@@ -350,8 +366,7 @@ AssumeResult Cache::assumePod(api::Pod pod, const std::string& node) {
   PodRecord& record = it->second;
   record.placement = Placement::Assigned;
   record.node = node;
-  record.info =
-      std::make_shared<const framework::PodInfo>(std::make_shared<const api::Pod>(std::move(pod)));
+  record.info = framework::PodInfo::forCache(std::move(pod), s.termPool);
   record.assumed = true;
   record.bindingFinished = false;
   record.deadline = {};
@@ -419,9 +434,20 @@ void Cache::publish() {
 
   if (s.nodeOrderChanged) {
     s.nodeOrder.clear();
-    for (const auto& name : s.nodeTree.list()) s.nodeOrder.push_back(&s.nodes.at(name));
+    auto names = std::make_shared<NodeNameIndex>();
+    for (const auto& name : s.nodeTree.list()) {
+      NodeItem& item = s.nodes.at(name);
+      s.nodeOrder.push_back(&item);
+      names->add(name, item.slot);
+    }
+    s.names = std::move(names);
+  }
+  if (!s.publishedTopology) {
+    s.publishedTopology = std::make_shared<const framework::TopologyIndex>(s.topology);
   }
   Snapshot::Parts parts;
+  parts.names = s.names;
+  parts.topology = s.publishedTopology;
   parts.nodeInfos.reserve(s.nodeOrder.size());
   parts.nodeBySlot.assign(s.numSlots, nullptr);
   std::vector<std::uint32_t> positionBySlot(s.numSlots, 0);

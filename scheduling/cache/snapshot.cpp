@@ -13,32 +13,31 @@ const api::Labels kNoLabels;
 Snapshot::Snapshot(Parts parts)
     : nodeInfos_(std::move(parts.nodeInfos)),
       nodeBySlot_(std::move(parts.nodeBySlot)),
+      names_(std::move(parts.names)),
+      topology_(std::move(parts.topology)),
       namespacePods_(std::move(parts.namespacePods)),
       existingTerms_(std::move(parts.existingTerms)),
       namespaces_(std::move(parts.namespaces)),
       nominated_(std::move(parts.nominated)) {
   // updateNodeInfoSnapshotList: the have-lists are sub-sequences of the node order.
   nodeInfoList_.reserve(nodeInfos_.size());
-  nodeByName_.reserve(nodeInfos_.size());
   for (const auto& info : nodeInfos_) {
     nodeInfoList_.push_back(info.get());
-    nodeByName_.emplace(info->name(), info.get());
     if (!info->podsWithAffinity().empty()) havePodsWithAffinity_.push_back(info.get());
     if (!info->podsWithRequiredAntiAffinity().empty()) {
       havePodsWithRequiredAntiAffinity_.push_back(info.get());
     }
   }
-  nominatedByNode_.reserve(nominated_->size());
+  nominatedBySlot_.resize(nodeBySlot_.size());
   for (const auto& [name, pods] : *nominated_) {
-    if (const framework::NodeInfo* info = getNodeInfo(name)) nominatedByNode_.emplace(info, pods);
+    if (const framework::NodeInfo* info = getNodeInfo(name)) nominatedBySlot_[info->slot()] = pods;
   }
   podsByNamespace_.reserve(namespacePods_.size());
   for (const auto& pods : namespacePods_) podsByNamespace_.emplace(pods.index->ns(), &pods);
 }
 
 const framework::NodeInfo* Snapshot::getNodeInfo(std::string_view name) const {
-  auto it = nodeByName_.find(name);
-  return it == nodeByName_.end() ? nullptr : it->second;
+  return nodeBySlot(names_->find(name));
 }
 
 const api::Labels& Snapshot::namespaceLabels(std::string_view ns) const {
@@ -59,9 +58,10 @@ std::span<const framework::PodInfoPtr> Snapshot::nominatedPodsForNode(std::strin
 
 std::span<const framework::PodInfoPtr> Snapshot::nominatedPodsFor(
     const framework::NodeInfo& node) const {
-  auto it = nominatedByNode_.find(&node.origin());
-  if (it == nominatedByNode_.end()) return {};
-  return it->second;
+  // A request's copy of a node (other labels, or pods added) keeps the origin's slot.
+  const framework::NodeSlot slot = node.origin().slot();
+  return slot < nominatedBySlot_.size() ? nominatedBySlot_[slot]
+                                        : nominatedPodsForNode(node.name());
 }
 
 void Snapshot::forEachPodMatching(

@@ -13,6 +13,7 @@
 #include "scheduling/api/labels.hpp"
 #include "scheduling/cache/existing_term_index.hpp"
 #include "scheduling/cache/namespace_pod_index.hpp"
+#include "scheduling/cache/node_name_index.hpp"
 #include "scheduling/framework/listers.hpp"
 #include "scheduling/framework/types.hpp"
 
@@ -52,6 +53,7 @@ class Snapshot final : public framework::SharedLister {
     return havePodsWithRequiredAntiAffinity_;
   }
   const framework::NodeInfo* getNodeInfo(std::string_view name) const override;
+  const framework::TopologyIndex& topology() const override { return *topology_; }
 
   const api::Labels& namespaceLabels(std::string_view ns) const override;
   void forEachNamespace(const std::function<void(const std::string& name,
@@ -71,8 +73,7 @@ class Snapshot final : public framework::SharedLister {
   void forEachExistingTerm(
       framework::TermKind kind,
       const std::function<void(const framework::AffinityTerm& term, std::int32_t weight,
-                               std::span<const framework::NodeTermCount> nodes)>& fn)
-      const;
+                               std::span<const framework::NodeTermCount> nodes)>& fn) const;
 
   void forEachExistingTermSelecting(
       framework::TermKind kind, const api::Labels& podLabels,
@@ -96,6 +97,9 @@ class Snapshot final : public framework::SharedLister {
     std::vector<std::shared_ptr<const framework::NodeInfo>> nodeInfos;
     // The Cache's node slots → this snapshot's NodeInfo, null for ghosts and free slots.
     std::vector<const framework::NodeInfo*> nodeBySlot;
+    // The nodes' names and labels by slot; shared while no node comes, goes or relabels.
+    std::shared_ptr<const NodeNameIndex> names;
+    std::shared_ptr<const framework::TopologyIndex> topology;
     // Sorted by namespace name.
     std::vector<NamespacePods> namespacePods;
     ExistingTerms existingTerms;
@@ -113,8 +117,9 @@ class Snapshot final : public framework::SharedLister {
   std::vector<const framework::NodeInfo*> nodeInfoList_;
   std::vector<const framework::NodeInfo*> havePodsWithAffinity_;
   std::vector<const framework::NodeInfo*> havePodsWithRequiredAntiAffinity_;
-  std::unordered_map<std::string_view, const framework::NodeInfo*> nodeByName_;
   std::vector<const framework::NodeInfo*> nodeBySlot_;
+  std::shared_ptr<const NodeNameIndex> names_;
+  std::shared_ptr<const framework::TopologyIndex> topology_;
 
   void forEachPodMatchingIn(const NamespacePods& pods, const framework::AffinityTerm& term,
                             const std::function<void(const framework::PodInfo& pod,
@@ -125,10 +130,9 @@ class Snapshot final : public framework::SharedLister {
   ExistingTerms existingTerms_;
   std::shared_ptr<const NamespaceLabels> namespaces_;
   std::shared_ptr<const NominatedPods> nominated_;
-  // The nominations by NodeInfo: hashing a pointer instead of a name, for every node that
-  // Filter and PodState's Score see. Built per snapshot; only nodes with nominated pods.
-  std::unordered_map<const framework::NodeInfo*, std::span<const framework::PodInfoPtr>>
-      nominatedByNode_;
+  // The nominations by node slot: an array read for every node that Filter and PodState's
+  // Score see. Built per snapshot.
+  std::vector<std::span<const framework::PodInfoPtr>> nominatedBySlot_;
 };
 
 }  // namespace scheduling::cache

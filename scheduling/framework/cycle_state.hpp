@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -25,7 +26,7 @@ class StateData {
 class CycleState {
  public:
   explicit CycleState(std::shared_ptr<const SharedLister> snapshot)
-      : snapshot_(std::move(snapshot)) {}
+      : snapshot_(snapshot.get()), snapshotOwner_(std::move(snapshot)) {}
 
   const SharedLister& snapshot() const { return *snapshot_; }
 
@@ -40,18 +41,28 @@ class CycleState {
     data_.emplace_back(key, std::move(data));
   }
 
-  // nullptr when nothing of type T was written under key.
+  // nullptr when nothing of type T was written under key. Filter and Score read their
+  // plugin's state for every node: the exact type, which plugins write, is recognised by
+  // its type_info before dynamic_cast walks a class hierarchy.
   template <typename T>
   T* read(std::string_view key) const {
     for (const auto& [k, v] : data_) {
-      if (k == key) return dynamic_cast<T*>(v.get());
+      if (k != key) continue;
+      StateData* data = v.get();
+      if (data != nullptr && typeid(*data) == typeid(T)) return static_cast<T*>(data);
+      return dynamic_cast<T*>(data);
     }
     return nullptr;
   }
 
-  // Deep copy of every StateData, as CycleState.Clone.
+  // Copy of every StateData, as CycleState.Clone. Valid while this state lives: the runtime
+  // clones within a cycle only (a node's nominated pods, a preemption candidate), so the
+  // copy reads this state's snapshot, and StateData clones may read this state's data,
+  // rather than take shared ownership of them, which costs atomic operations on counters
+  // that every worker thread of the cycle touches.
   CycleState clone() const {
-    CycleState copy(snapshot_);
+    CycleState copy(nullptr);
+    copy.snapshot_ = snapshot_;
     copy.data_.reserve(data_.size());
     for (const auto& [k, v] : data_) copy.data_.emplace_back(k, v ? v->clone() : nullptr);
     copy.skipFilterPlugins_ = skipFilterPlugins_;
@@ -76,7 +87,8 @@ class CycleState {
     return std::find(v.begin(), v.end(), name) != v.end();
   }
 
-  std::shared_ptr<const SharedLister> snapshot_;
+  const SharedLister* snapshot_;
+  std::shared_ptr<const SharedLister> snapshotOwner_;  // null in a clone
   std::vector<std::pair<std::string_view, std::unique_ptr<StateData>>> data_;
   std::vector<std::string_view> skipFilterPlugins_;
   std::vector<std::string_view> skipScorePlugins_;

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "scheduling/framework/topology_index.hpp"
 #include "scheduling/framework/types.hpp"
 
 namespace scheduling::framework {
@@ -42,6 +43,8 @@ class SharedLister {
   virtual std::span<const NodeInfo* const> havePodsWithRequiredAntiAffinityList() const = 0;
   // nullptr for an unknown name.
   virtual const NodeInfo* getNodeInfo(std::string_view name) const = 0;
+  // The labels of the nodes above as topology values, by the nodes' slots.
+  virtual const TopologyIndex& topology() const = 0;
 
   // A namespace's labels; empty labels for an unknown namespace
   // (GetNamespaceLabelsSnapshot).

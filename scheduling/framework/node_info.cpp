@@ -1,14 +1,8 @@
 #include <algorithm>
-#include <atomic>
 
 #include "scheduling/framework/types.hpp"
 
 namespace scheduling::framework {
-
-std::int64_t nextGeneration() {
-  static std::atomic<std::int64_t> generation{0};
-  return ++generation;
-}
 
 const std::string& NodeInfo::name() const {
   static const std::string kEmpty;
@@ -20,37 +14,60 @@ const api::Labels& NodeInfo::labels() const {
   return node_ ? node_->labels : kEmpty;
 }
 
-void NodeInfo::bumpGeneration() { generation_ = nextGeneration(); }
-
-void NodeInfo::setNode(std::shared_ptr<const api::Node> node) {
-  node_ = std::move(node);
-  bumpGeneration();
+void NodeInfo::setNode(std::shared_ptr<const api::Node> node, NodeSlot slot) {
+  node_ = node.get();
+  nodeOwner_ = std::move(node);
+  slot_ = slot;
 }
 
 void NodeInfo::removeNode() {
-  node_.reset();
-  bumpGeneration();
+  node_ = nullptr;
+  nodeOwner_.reset();
+  slot_ = kNoSlot;
 }
 
 NodeInfo NodeInfo::borrowingCopy() const {
   NodeInfo copy;
-  copy.node_ = node_;
-  copy.origin_ = &origin();
-  copy.pods_ = pods_;
-  copy.podsWithAffinity_ = podsWithAffinity_;
-  copy.podsWithRequiredAntiAffinity_ = podsWithRequiredAntiAffinity_;
-  copy.numTerminatingPods_ = numTerminatingPods_;
-  copy.generation_ = generation_;
+  copy.borrow(*this);
   return copy;
 }
 
+void NodeInfo::borrow(const NodeInfo& other) {
+  node_ = other.node_;
+  nodeOwner_.reset();
+  slot_ = other.slot_;
+  origin_ = &other.origin();
+  owned_.clear();
+  numTerminatingPods_ = other.numTerminatingPods_;
+  // Two segments at most: a copy of a copy views the same origin and lists the pods added to
+  // the copy it was made from as its own. assign() keeps this object's capacity.
+  static const Lists kNone;
+  borrowed_ = other.borrowed_ != nullptr ? other.borrowed_ : &other.own_;
+  const Lists& added = other.borrowed_ != nullptr ? other.own_ : kNone;
+  own_.pods.assign(added.pods.begin(), added.pods.end());
+  own_.withAffinity.assign(added.withAffinity.begin(), added.withAffinity.end());
+  own_.withRequiredAntiAffinity.assign(added.withRequiredAntiAffinity.begin(),
+                                       added.withRequiredAntiAffinity.end());
+}
+
 void NodeInfo::addPod(PodInfoPtr pod) {
-  if (pod->hasPodAffinityOrAntiAffinity()) podsWithAffinity_.push_back(pod.get());
-  if (!pod->requiredAntiAffinityTerms().empty()) podsWithRequiredAntiAffinity_.push_back(pod.get());
+  if (pod->hasPodAffinityOrAntiAffinity()) own_.withAffinity.push_back(pod.get());
+  if (!pod->requiredAntiAffinityTerms().empty()) own_.withRequiredAntiAffinity.push_back(pod.get());
   if (pod->pod().isTerminating()) ++numTerminatingPods_;
-  pods_.push_back(pod.get());
+  own_.pods.push_back(pod.get());
   owned_.push_back(std::move(pod));
-  bumpGeneration();
+}
+
+void NodeInfo::ownLists() {
+  if (borrowed_ == nullptr) return;
+  const auto prepend = [](std::vector<const PodInfo*>& own,
+                          const std::vector<const PodInfo*>& from) {
+    own.insert(own.begin(), from.begin(), from.end());
+  };
+  prepend(own_.pods, borrowed_->pods);
+  prepend(own_.withAffinity, borrowed_->withAffinity);
+  prepend(own_.withRequiredAntiAffinity, borrowed_->withRequiredAntiAffinity);
+  borrowed_ = nullptr;
 }
 
 namespace {
@@ -69,9 +86,10 @@ const PodInfo* swapRemove(std::vector<const PodInfo*>& pods, std::string_view ui
 }  // namespace
 
 bool NodeInfo::removePod(std::string_view uid) {
-  swapRemove(podsWithAffinity_, uid);
-  swapRemove(podsWithRequiredAntiAffinity_, uid);
-  const PodInfo* removed = swapRemove(pods_, uid);
+  ownLists();
+  swapRemove(own_.withAffinity, uid);
+  swapRemove(own_.withRequiredAntiAffinity, uid);
+  const PodInfo* removed = swapRemove(own_.pods, uid);
   if (removed == nullptr) return false;
   if (removed->pod().isTerminating()) --numTerminatingPods_;
   // Last: this may free the pod (a borrowing copy owns only what was added to it).
@@ -81,7 +99,6 @@ bool NodeInfo::removePod(std::string_view uid) {
     *owner = std::move(owned_.back());
     owned_.pop_back();
   }
-  bumpGeneration();
   return true;
 }
 

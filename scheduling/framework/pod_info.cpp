@@ -1,5 +1,7 @@
 #include <algorithm>
 
+#include "scheduling/framework/affinity_term_pool.hpp"
+#include "scheduling/framework/string_table.hpp"
 #include "scheduling/framework/types.hpp"
 
 namespace scheduling::framework {
@@ -75,6 +77,12 @@ std::string aggregate(const std::vector<std::string>& errors) {
   return unique.empty() ? joined : "[" + joined + "]";
 }
 
+// What every pod without terms points to, so that such pods allocate no lists.
+const std::shared_ptr<AffinityTermLists>& noTerms() {
+  static const auto none = std::make_shared<AffinityTermLists>();
+  return none;
+}
+
 const std::vector<api::PodAffinityTerm> kNoTerms;
 const std::vector<api::WeightedPodAffinityTerm> kNoWeightedTerms;
 
@@ -99,9 +107,14 @@ bool AffinityTerm::matches(const api::Pod& pod, const api::Labels& nsLabels) con
   return false;
 }
 
-PodInfo::PodInfo(std::shared_ptr<const api::Pod> pod) : pod_(std::move(pod)) {
+PodInfo::PodInfo(std::shared_ptr<const api::Pod> pod)
+    : pod_(std::move(pod)),
+      priority_(pod_->priority()),
+      uidHash_(hashString(pod_->metadata.uid)),
+      terms_(noTerms()) {
   const auto& affinity = pod_->spec.affinity;
   if (!affinity) return;
+  hasPodAffinity_ = affinity->podAffinity || affinity->podAntiAffinity;
   // NewPodInfo wraps each list's error with the list's name.
   std::vector<std::string> errors;
   const auto collect = [&errors](const char* list, std::vector<std::string>& local) {
@@ -109,21 +122,31 @@ PodInfo::PodInfo(std::shared_ptr<const api::Pod> pod) : pod_(std::move(pod)) {
     local.clear();
   };
   std::vector<std::string> local;
-  requiredAffinity_ = affinityTerms(*pod_, required(affinity->podAffinity), local);
+  AffinityTermLists lists;
+  lists.requiredAffinity = affinityTerms(*pod_, required(affinity->podAffinity), local);
   collect("requiredAffinityTerms", local);
-  requiredAntiAffinity_ = affinityTerms(*pod_, required(affinity->podAntiAffinity), local);
+  lists.requiredAntiAffinity = affinityTerms(*pod_, required(affinity->podAntiAffinity), local);
   collect("requiredAntiAffinityTerms", local);
-  preferredAffinity_ = weightedAffinityTerms(*pod_, preferred(affinity->podAffinity), local);
+  lists.preferredAffinity = weightedAffinityTerms(*pod_, preferred(affinity->podAffinity), local);
   collect("preferredAffinityTerms", local);
-  preferredAntiAffinity_ =
+  lists.preferredAntiAffinity =
       weightedAffinityTerms(*pod_, preferred(affinity->podAntiAffinity), local);
   collect("preferredAntiAffinityTerms", local);
   if (!errors.empty()) parseError_ = aggregate(errors);
+  if (lists != AffinityTermLists{}) terms_ = std::make_shared<AffinityTermLists>(std::move(lists));
 }
 
-bool PodInfo::hasPodAffinityOrAntiAffinity() const {
-  const auto& affinity = pod_->spec.affinity;
-  return affinity && (affinity->podAffinity || affinity->podAntiAffinity);
+std::shared_ptr<const PodInfo> PodInfo::forCache(api::Pod pod, AffinityTermPool& pool) {
+  auto owned = std::make_shared<api::Pod>(std::move(pod));
+  auto info = std::make_shared<PodInfo>(owned);
+  owned->spec.affinity.reset();  // the terms are parsed: nothing in them points into it
+  if (info->terms_ != noTerms()) info->terms_ = pool.share(std::move(info->terms_));
+  return info;
+}
+
+AffinityTermLists& PodInfo::ownTerms() {
+  if (terms_.use_count() > 1) terms_ = std::make_shared<AffinityTermLists>(*terms_);
+  return *terms_;
 }
 
 }  // namespace scheduling::framework

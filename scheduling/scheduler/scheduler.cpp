@@ -38,23 +38,25 @@ struct Candidates {
 // sent object, with the cached pods. The copy is made only when the labels differ.
 Candidates resolve(const framework::SharedLister& snapshot, const api::ExtenderArgs& args) {
   Candidates c;
-  auto add = [&](std::string_view name, const api::SentNode* sent) {
-    const NodeInfo* info = snapshot.getNodeInfo(name);
-    if (info != nullptr && sent != nullptr && sent->labels != info->labels()) {
+  if (args.nodes) {
+    c.names.reserve(args.nodes->size());
+    for (const auto& node : *args.nodes) c.names.push_back(node.name);
+  } else if (args.nodeNames) {
+    c.names = *args.nodeNames;
+  }
+  c.bySent.reserve(c.names.size());
+  c.known.reserve(c.names.size());
+  for (std::size_t i = 0; i < c.names.size(); ++i) {
+    const NodeInfo* info = snapshot.getNodeInfo(c.names[i]);
+    if (info != nullptr && args.nodes && (*args.nodes)[i].labels != info->labels()) {
+      const api::SentNode& sent = (*args.nodes)[i];
       auto copy = std::make_unique<NodeInfo>(info->borrowingCopy());
-      copy->setNode(
-          std::make_shared<const api::Node>(api::Node{sent->name, sent->labels}));
+      copy->setNode(std::make_shared<const api::Node>(api::Node{sent.name, sent.labels}));
       info = copy.get();
       c.overridden.push_back(std::move(copy));
     }
-    c.names.push_back(name);
     c.bySent.push_back(info);
     if (info != nullptr) c.known.push_back(info);
-  };
-  if (args.nodes) {
-    for (const auto& sent : *args.nodes) add(sent.name, &sent);
-  } else if (args.nodeNames) {
-    for (const auto& name : *args.nodeNames) add(name, nullptr);
   }
   return c;
 }
@@ -67,16 +69,28 @@ framework::PodInfoPtr sharedIncomingPod(const api::Pod& pod) {
 
 std::string podKey(const api::Pod& pod) { return pod.metadata.ns + "/" + pod.metadata.name; }
 
+// What Filter made of one known candidate.
+enum class Verdict : std::uint8_t {
+  NotExamined,  // sampling stopped before it, or it was found past numFeasibleNodesToFind
+  Feasible,
+  Rejected,  // Unschedulable or UnschedulableAndUnresolvable: its status is in `rejections`
+  Failed,    // a plugin failed (Error)
+};
+
 // The outcome of PreFilter + Filter over the known candidates.
 struct FilterRun {
-  Status preFilter;                                     // non-success: every node got it
-  Status error;                                         // a plugin failed (Error)
-  std::vector<std::optional<Status>> failed;            // per known node that was rejected
-  std::vector<bool> feasible;                           // per known node
-  std::vector<bool> examined;                           // per known node
+  Status preFilter;  // non-success: every node got it
+  Status error;      // a plugin failed (Error)
+  // Per known node. Verdicts are bytes that each worker writes for its own nodes; statuses
+  // exist for the rejected nodes only (a few hundred of 5,000 on S3).
+  std::vector<Verdict> verdicts;
+  std::vector<std::unique_ptr<Status>> rejections;
   std::vector<framework::runtime::FilterTrace> traces;  // per known node, when traced
   std::int32_t numFeasibleNodesToFind = 0;
   std::int64_t processed = 0;  // feasible + rejected nodes, to advance the start index
+
+  bool feasible(std::size_t k) const { return verdicts[k] == Verdict::Feasible; }
+  bool examined(std::size_t k) const { return verdicts[k] != Verdict::NotExamined; }
 
   // The framework failure to report (empty when none): a PreFilter Error, else a Filter one.
   // A rejection is not a failure: it fails the nodes, not the request.
@@ -90,9 +104,8 @@ FilterRun runFilter(const framework::runtime::Framework& fw, CycleState& state, 
                     const Candidates& c, std::int64_t startIndex, bool trace) {
   const std::size_t n = c.known.size();
   FilterRun run;
-  run.failed.resize(n);
-  run.feasible.assign(n, false);
-  run.examined.assign(n, false);
+  run.verdicts.assign(n, Verdict::NotExamined);
+  run.rejections.resize(n);
   if (trace) run.traces.resize(n);
   run.numFeasibleNodesToFind = numFeasibleNodesToFind(fw.percentageOfNodesToScore(),
                                                       static_cast<std::int32_t>(c.names.size()));
@@ -105,8 +118,7 @@ FilterRun runFilter(const framework::runtime::Framework& fw, CycleState& state, 
   const std::int32_t numToFind = run.numFeasibleNodesToFind;
   if (fw.filterPlugins().empty()) {
     for (std::int32_t i = 0; i < numToFind && static_cast<std::size_t>(i) < n; ++i) {
-      const std::size_t k = (start + static_cast<std::size_t>(i)) % n;
-      run.feasible[k] = run.examined[k] = true;
+      run.verdicts[(start + static_cast<std::size_t>(i)) % n] = Verdict::Feasible;
       ++run.processed;
     }
     return run;
@@ -114,42 +126,39 @@ FilterRun runFilter(const framework::runtime::Framework& fw, CycleState& state, 
 
   // findNodesThatPassFilters: examine nodes from the rotating start index in parallel and
   // stop once numToFind feasible nodes are found. A node found past that is discarded.
+  // Counting feasible nodes as they are found is what lets filtering stop; when every known
+  // node is wanted it cannot, and the workers skip the counter they would all increment.
+  const bool mayStop = static_cast<std::size_t>(numToFind) < n;
   std::atomic<std::int32_t> feasibleCount{0};
-  std::atomic<std::int64_t> rejectedCount{0};
   std::atomic<bool> stop{false};
   std::mutex errorMutex;
-  // std::vector<bool> packs bits: workers record into per-node bytes instead.
-  std::vector<char> feasible(n, 0), examined(n, 0);
   fw.parallelizer().until(
       static_cast<int>(n),
       [&](int i) {
         const std::size_t k = (start + static_cast<std::size_t>(i)) % n;
         Status s = fw.runFilterPluginsWithNominatedPods(state, pod, *c.known[k],
                                                         trace ? &run.traces[k] : nullptr);
-        examined[k] = 1;
         if (s.isSuccess()) {
-          if (feasibleCount.fetch_add(1) + 1 > numToFind) {
+          if (mayStop && feasibleCount.fetch_add(1) + 1 > numToFind) {
             stop.store(true);
             feasibleCount.fetch_sub(1);
-            examined[k] = 0;
           } else {
-            feasible[k] = 1;
+            run.verdicts[k] = Verdict::Feasible;
           }
         } else if (s.isRejected()) {
-          run.failed[k] = std::move(s);
-          rejectedCount.fetch_add(1);
+          run.rejections[k] = std::make_unique<Status>(std::move(s));
+          run.verdicts[k] = Verdict::Rejected;
         } else {
+          run.verdicts[k] = Verdict::Failed;
           std::lock_guard lock(errorMutex);
           if (run.error.isSuccess()) run.error = std::move(s);
           stop.store(true);
         }
       },
       &stop);
-  for (std::size_t k = 0; k < n; ++k) {
-    run.feasible[k] = feasible[k] != 0;
-    run.examined[k] = examined[k] != 0;
-  }
-  run.processed = feasibleCount.load() + rejectedCount.load();
+  run.processed = std::count_if(run.verdicts.begin(), run.verdicts.end(), [](Verdict v) {
+    return v == Verdict::Feasible || v == Verdict::Rejected;
+  });
   return run;
 }
 
@@ -236,6 +245,11 @@ api::ExtenderFilterResult Scheduler::filter(const api::ExtenderArgs& args) {
                               static_cast<std::int64_t>(c.known.size()));
   }
 
+  if (args.nodes) {
+    result.nodes->reserve(c.known.size());
+  } else {
+    result.nodeNames->reserve(c.known.size());
+  }
   auto fail = [&](std::string_view name, const Status& s) {
     auto& map = s.code() == Code::UnschedulableAndUnresolvable ? result.failedAndUnresolvableNodes
                                                                : result.failedNodes;
@@ -250,9 +264,9 @@ api::ExtenderFilterResult Scheduler::filter(const api::ExtenderArgs& args) {
     const std::size_t known = k++;
     if (run.preFilter.isRejected()) {
       fail(c.names[i], run.preFilter);
-    } else if (run.failed[known]) {
-      fail(c.names[i], *run.failed[known]);
-    } else if (run.feasible[known]) {
+    } else if (run.rejections[known]) {
+      fail(c.names[i], *run.rejections[known]);
+    } else if (run.feasible(known)) {
       if (args.nodes) {
         result.nodes->push_back((*args.nodes)[i].raw);
       } else {
@@ -323,8 +337,8 @@ Explanation Scheduler::explain(const api::ExtenderArgs& args) {
       continue;
     }
     for (auto& [plugin, status] : run.traces[known]) node.filter.push_back({plugin, status});
-    node.feasible = run.feasible[known];
-    if (!run.examined[known]) node.filter.clear();
+    node.feasible = run.feasible(known);
+    if (!run.examined(known)) node.filter.clear();
     if (node.feasible) {
       feasibleNodes.push_back(c.known[known]);
       feasibleAt.push_back(ex.nodes.size() - 1);
@@ -370,11 +384,12 @@ api::ExtenderPreemptionResult Scheduler::preempt(const api::ExtenderPreemptionAr
     if (info == nullptr) return;
     CycleState candidateState = state.clone();
     NodeInfo candidateNode = info->borrowingCopy();
+    const framework::PodList pods = info->pods();
     for (const auto& uid : victimUIDs) {
-      auto it = std::find_if(info->pods().begin(), info->pods().end(),
-                             [&](const auto& p) { return p->pod().metadata.uid == uid; });
+      auto it = std::find_if(pods.begin(), pods.end(),
+                             [&](const PodInfo* p) { return p->pod().metadata.uid == uid; });
       // A victim the cache does not hold on that node changes nothing there.
-      if (it == info->pods().end()) continue;
+      if (it == pods.end()) continue;
       candidateNode.removePod(uid);
       if (!framework_->runPreFilterExtensionRemovePod(candidateState, pod, **it, candidateNode)
                .isSuccess()) {

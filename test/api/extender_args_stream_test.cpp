@@ -272,6 +272,28 @@ BOOST_AUTO_TEST_CASE(the_example_requests) {
   }
 }
 
+// The rest of a streamed body is decoded from a copy without its items, gone once finish()
+// returns: NodeNames, before the items or after them, must view the body itself.
+BOOST_AUTO_TEST_CASE(node_names_beside_streamed_items_view_the_body) {
+  const std::string bodies[] = {
+      R"({"NodeNames":["node-x", "bb"],"Pod":)" + kPod + R"(,"Nodes":{"items":)" + kItems + "}}",
+      withPod(R"("Nodes":{"items":)" + kItems + R"(},"nodenames":[ "node-x","bb"])"),
+  };
+  for (const std::string& body : bodies) {
+    BOOST_TEST_CONTEXT(body) {
+      std::size_t streamed = 0;
+      const Outcome outcome = decodeStreamed(body, {body.size() / 2}, &streamed);
+      BOOST_TEST_REQUIRE(outcome.args.has_value());
+      BOOST_TEST(streamed == 3u);
+      const auto& names = *outcome.args->nodeNames;
+      BOOST_TEST_REQUIRE(names.size() == 2u);
+      BOOST_TEST((names[0].data() == body.data() + body.find(R"("node-x")") + 1));
+      BOOST_TEST((names[1].data() == body.data() + body.find(R"("bb")") + 1));
+      BOOST_TEST(names[1] == "bb");
+    }
+  }
+}
+
 // The items point into the buffer they arrived in: if the whole body comes in another one,
 // it is decoded again from there.
 BOOST_AUTO_TEST_CASE(a_body_that_moved_is_decoded_again) {

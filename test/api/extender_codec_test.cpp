@@ -11,6 +11,9 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <fstream>
+#include <functional>
+#include <limits>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <sstream>
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "scheduling/api/decode_error.hpp"
+#include "test/testing/extender_args_decodes.hpp"
 
 namespace scheduling::api::json {
 namespace {
@@ -155,6 +159,26 @@ std::string lowerKeys(std::string json) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
   return json;
+}
+
+// The names of NodeNames as strings, to compare with what a test wants.
+std::vector<std::string> nodeNamesOf(const ExtenderArgs& args) {
+  return {args.nodeNames->begin(), args.nodeNames->end()};
+}
+
+bool inBody(std::string_view name, std::string_view body) {
+  const std::less<const char*> before;
+  return !before(name.data(), body.data()) &&
+         !before(body.data() + body.size(), name.data() + name.size());
+}
+
+// Why the decode with the NodeNames fast path and the one event by event differ on `body`;
+// empty when they give the same arguments (each Node's raw bytes at the same place) or the
+// same error.
+std::string fastPathDifference(std::string_view body) {
+  return ::testing::decodeDifference(
+      ::testing::decodeArgs([body] { return decodeExtenderArgs(body); }),
+      ::testing::decodeArgs([body] { return decodeExtenderArgsEventByEvent(body); }));
 }
 
 struct BadInput {
@@ -319,26 +343,147 @@ const std::vector<std::string> kWellFormedValues = {
     std::string(5000, '[') + std::string(5000, ']'),
 };
 
+// --- NodeNames: the fast path against the decode event by event ---
+
+struct NamedBody {
+  std::string name;
+  std::string body;
+};
+
+std::ostream& operator<<(std::ostream& os, const NamedBody& c) { return os << c.name; }
+
+std::string withNodeNames(const std::string& value) {
+  return R"({"Pod":{"metadata":{"name":"p"}},"NodeNames":)" + value + "}";
+}
+
+const NamedBody kNodeNamesBodies[] = {
+    // Taken by the fast path.
+    {"plain", withNodeNames(R"(["node-a1","ip-10-16-19-137.ec2.internal",""])")},
+    {"empty", withNodeNames("[]")},
+    {"empty with whitespace", withNodeNames("[ \n\t\r]")},
+    {"null", withNodeNames("null")},
+    {"whitespace everywhere",
+     " { \"Pod\" : { } , \"NodeNames\" \t:\r\n [ \"a\" ,\n\"b\"\t, \"c\" ] \n} "},
+    {"names longer than a step", withNodeNames(R"(["0123456789abcdef0123456789abcdef0","x"])")},
+    {"non-ASCII names", withNodeNames("[\"n\xc3\xa9\",\"\xf0\x9f\x98\x80\",\"\x7f\"]")},
+    {"names before the pod", R"({"NodeNames":["a","b"],"Pod":{"metadata":{"name":"p"}}})"},
+    {"names and nodes",
+     R"({"Pod":{},"Nodes":{"items":[{"metadata":{"name":"x"}}]},"NodeNames":["a"]})"},
+    {"nodes after the names",
+     R"({"NodeNames":["a"],"Pod":{},"Nodes":{"items":[{"metadata":{"name":"x"}}]}})"},
+    {"an escaped key", R"({"Pod":{},"N\u006fdeNames":["a"]})"},
+    {"twice, any case", R"({"Pod":{},"NodeNames":["a"],"nodenames":["b","c"]})"},
+    {"twice, null last", R"({"Pod":{},"NODENAMES":["a"],"NodeNames":null})"},
+    {"twice, null first", R"({"Pod":{},"NodeNames":null,"nodeNAMES":["a"]})"},
+    {"twice, the first one escaped", R"({"Pod":{},"NodeNames":["a\n"],"NodeNames":["b"]})"},
+    {"twice, the last one escaped", R"({"Pod":{},"NodeNames":["a"],"NodeNames":["b\n"]})"},
+    // Left to the decode event by event.
+    {"an escape", withNodeNames(R"(["a","b\"c","d"])")},
+    {"escapes of every kind", withNodeNames(R"(["\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"])")},
+    {"an escaped NUL", withNodeNames(R"(["a\u0000b"])")},
+    {"a lone high surrogate", withNodeNames(R"(["\ud800"])")},
+    {"a lone low surrogate", withNodeNames(R"(["\udc00"])")},
+    {"a high surrogate and no low one", withNodeNames(R"(["\ud800\u0041"])")},
+    {"an invalid escape", withNodeNames(R"(["a\qb"])")},
+    {"a short hex escape", withNodeNames(R"(["\u12"])")},
+    {"a raw control character", withNodeNames("[\"a\x01\"]")},
+    {"a raw tab", withNodeNames("[\"a\tb\"]")},
+    {"a raw NUL", withNodeNames(std::string("[\"a\0b\"]", 7))},
+    {"a NUL between names", withNodeNames(std::string("[\"a\",\0\"b\"]", 10))},
+    {"invalid UTF-8", withNodeNames("[\"a\",\"b\xff\"]")},
+    {"truncated UTF-8", withNodeNames("[\"\xc3\"]")},
+    {"overlong UTF-8", withNodeNames("[\"\xc0\xaf\"]")},
+    {"an encoded surrogate", withNodeNames("[\"\xed\xa0\x80\"]")},
+    {"above U+10FFFF", withNodeNames("[\"\xf4\x90\x80\x80\"]")},
+    {"a string", withNodeNames(R"("a")")},
+    {"a number", withNodeNames("5")},
+    {"true", withNodeNames("true")},
+    {"an object", withNodeNames(R"({"a":["b"]})")},
+    {"an array in the array", withNodeNames(R"([["a"]])")},
+    {"an object in the array", withNodeNames(R"(["a",{"b":"c"}])")},
+    {"a number in the array", withNodeNames(R"(["a",2])")},
+    {"a null in the array", withNodeNames(R"(["a",null,"c"])")},
+    {"only a null in the array", withNodeNames("[null]")},
+    {"false in the array", withNodeNames("[false]")},
+    {"no comma", withNodeNames(R"(["a" "b"])")},
+    {"a trailing comma", withNodeNames(R"(["a",])")},
+    {"a leading comma", withNodeNames(R"([,"a"])")},
+    {"two commas", withNodeNames(R"(["a",,"b"])")},
+    {"a brace for a bracket", withNodeNames(R"(["a"})")},
+    {"junk after a name", withNodeNames(R"(["a"x])")},
+    {"junk after the array", withNodeNames(R"(["a"] x)")},
+    {"a string after the array", withNodeNames(R"(["a"]"b")")},
+    {"two closing brackets", withNodeNames(R"(["a"]])")},
+    {"nul", withNodeNames("nul")},
+    {"NULL", withNodeNames("NULL")},
+    {"nullx", withNodeNames("nullx")},
+    {"null]", withNodeNames("null]")},
+    {"no colon", R"({"Pod":{},"NodeNames" ["a"]})"},
+    {"no colon before null", R"({"Pod":{},"NodeNames" null})"},
+    {"a comma for a colon", R"({"Pod":{},"NodeNames",["a"]})"},
+    {"nothing after the colon", R"({"Pod":{},"NodeNames":)"},
+    {"the document ends in the array", R"({"Pod":{},"NodeNames":["a",)"},
+    {"the document ends in a name", R"({"Pod":{},"NodeNames":["a","b)"},
+    {"the document ends after the array", R"({"Pod":{},"NodeNames":["a"])"},
+    {"the document ends after null", R"({"Pod":{},"NodeNames":null)"},
+    {"a trailing comma in the object", R"({"Pod":{},"NodeNames":["a"],})"},
+    {"a bad pod after the names", R"({"NodeNames":["a"],"Pod":{"metadata":{"name":5}}})"},
+    {"no pod", R"({"NodeNames":["a"]})"},
+    {"names at the top level", R"(["a","b"])"},
+    {"NodeNames inside the pod", R"({"Pod":{"NodeNames":["a"]},"NodeNames":["b"]})"},
+};
+
+// `s` as RapidJSON's Writer writes a string.
+std::string writerQuoted(std::string_view s) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+// The answers RapidJSON's Writer would write for these names, as encode writes them.
+std::string writerPriorities(const HostPriorityList& priorities) {
+  std::string out = "[";
+  for (const auto& p : priorities) {
+    if (out.size() > 1) out += ',';
+    out += R"({"Host":)" + writerQuoted(p.host) + R"(,"Score":)" + std::to_string(p.score) + "}";
+  }
+  return out + "]";
+}
+
+std::string writerFilterResult(const std::vector<std::string_view>& names,
+                               const WireMap<std::string>& failed) {
+  std::string out = R"({"Nodes":null,"NodeNames":[)";
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i > 0 ? "," : "") + writerQuoted(names[i]);
+  out += R"(],"FailedNodes":{)";
+  for (std::size_t i = 0; i < failed.size(); ++i) {
+    out +=
+        (i > 0 ? "," : "") + writerQuoted(failed[i].first) + ":" + writerQuoted(failed[i].second);
+  }
+  return out + R"(},"FailedAndUnresolvableNodes":{},"Error":""})";
+}
+
 BOOST_AUTO_TEST_SUITE(api_extender_codec)
 
 BOOST_AUTO_TEST_CASE(DecodesPascalCaseExtenderArgs) {
-  const ExtenderArgs args = decodeExtenderArgs(R"({"Pod":)" + kFullPod +
-                                               R"(,"Nodes":null,"NodeNames":["node-1","node-2"]})");
+  const std::string body =
+      R"({"Pod":)" + kFullPod + R"(,"Nodes":null,"NodeNames":["node-1","node-2"]})";
+  const ExtenderArgs args = decodeExtenderArgs(body);
   checkFullPod(args.pod);
   BOOST_TEST(!args.nodes.has_value());
   BOOST_TEST_REQUIRE(args.nodeNames.has_value());
-  BOOST_TEST((*args.nodeNames == std::vector<std::string>{"node-1", "node-2"}));
+  BOOST_TEST((nodeNamesOf(args) == std::vector<std::string>{"node-1", "node-2"}));
 }
 
 BOOST_AUTO_TEST_CASE(DecodesLowerCaseKeys) {
   // The whole document lower-cased, as types_test.go's TestCompatibility does.
   std::string pod = kFullPod;
-  const ExtenderArgs args =
-      decodeExtenderArgs(lowerKeys(R"({"POD":{"METADATA":{"NAME":"p","LABELS":{"a":"b"}}},)"
-                                   R"("NODES":null,"NODENAMES":["n1"]})"));
+  const std::string body = lowerKeys(R"({"POD":{"METADATA":{"NAME":"p","LABELS":{"a":"b"}}},)"
+                                     R"("NODES":null,"NODENAMES":["n1"]})");
+  const ExtenderArgs args = decodeExtenderArgs(body);
   BOOST_TEST(args.pod.metadata.name == "p");
   BOOST_TEST((args.pod.metadata.labels == Labels{{"a", "b"}}));
-  BOOST_TEST((*args.nodeNames == std::vector<std::string>{"n1"}));
+  BOOST_TEST((nodeNamesOf(args) == std::vector<std::string>{"n1"}));
 
   // Any mix of cases in member names; label keys stay as written.
   const ExtenderArgs mixed = decodeExtenderArgs(
@@ -448,6 +593,43 @@ BOOST_AUTO_TEST_CASE(KeepsSentNodesByteForByte) {
                                    R"("FailedAndUnresolvableNodes":{},"Error":""})");
 }
 
+// The answer that echoes from the request's bytes: consecutive feasible items form one run,
+// with the request's separators; a failed item between two splits them.
+BOOST_AUTO_TEST_CASE(EchoingAnswerJoinsItemsThatFollowEachOther) {
+  const std::vector<std::string> items = {
+      R"({"metadata":{"name":"n1"}})", R"({"metadata":{"name":"n2","labels":{"a":","}}})",
+      R"({"metadata":{"name":"n3"}})", "{}", R"({"metadata":{"name":"n5"}})"};
+  const std::vector<std::string> separators = {" , ", ",", ",\n  ", "\t,"};
+  std::string body = R"({"Pod":{"metadata":{"name":"p"}},"Nodes":{"items":[)";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    body += items[i] + (i < separators.size() ? separators[i] : "");
+  }
+  body += R"(]}})";
+  const ExtenderArgs args = decodeExtenderArgs(body);
+  BOOST_TEST_REQUIRE(args.nodes->size() == items.size());
+
+  ExtenderFilterResult result;
+  result.nodes.emplace();
+  for (std::size_t i : {0, 1, 3, 4}) result.nodes->push_back((*args.nodes)[i].raw);  // n3 failed
+  result.failedNodes = {{"n3", "no"}};
+  const FilterAnswerParts parts = encodeEchoing(result);
+
+  ExtenderFilterResult none = result;
+  none.nodes->clear();
+  BOOST_TEST(parts.text == encode(none));
+  BOOST_TEST(parts.text.substr(0, parts.itemsAt) == R"({"Nodes":{"metadata":{},"items":[)");
+  BOOST_TEST_REQUIRE(parts.runs.size() == 2U);
+  BOOST_TEST(parts.runs[0] == items[0] + " , " + items[1]);
+  BOOST_TEST(parts.runs[1] == items[3] + "\t," + items[4]);
+  BOOST_TEST(parts.runs[0].data() == body.data() + body.find(items[0]));  // views, not copies
+
+  // Items the request did not send side by side are runs of their own, whatever the order.
+  ExtenderFilterResult reordered;
+  reordered.nodes = std::vector<std::string_view>{(*args.nodes)[1].raw, (*args.nodes)[0].raw,
+                                                  (*args.nodes)[0].raw};
+  BOOST_TEST(encodeEchoing(reordered).runs.size() == 3U);
+}
+
 BOOST_AUTO_TEST_CASE(SkipsWhatTheFrameworkDoesNotRead) {
   // Unknown members anywhere, of every JSON type, in both cases.
   const ExtenderArgs args = decodeExtenderArgs(R"({
@@ -459,7 +641,7 @@ BOOST_AUTO_TEST_CASE(SkipsWhatTheFrameworkDoesNotRead) {
     "trailer": {"deep": [[[[[["x"]]]]]]}
   })");
   BOOST_TEST(args.pod.metadata.name == "p");
-  BOOST_TEST((*args.nodeNames == std::vector<std::string>{"n1"}));
+  BOOST_TEST((nodeNamesOf(args) == std::vector<std::string>{"n1"}));
 }
 
 BOOST_AUTO_TEST_CASE(DecodesEscapesInKeptStrings) {
@@ -476,7 +658,7 @@ BOOST_AUTO_TEST_CASE(LaterDuplicatesWin) {
   BOOST_TEST(args.pod.metadata.name == "b");
   // encoding/json merges maps and replaces arrays.
   BOOST_TEST((args.pod.metadata.labels == Labels{{"j", "2"}, {"k", "3"}}));
-  BOOST_TEST((*args.nodeNames == std::vector<std::string>{"z"}));
+  BOOST_TEST((nodeNamesOf(args) == std::vector<std::string>{"z"}));
 }
 
 BOOST_AUTO_TEST_CASE(LargeNumbersWhereNobodyReads) {
@@ -521,6 +703,135 @@ BOOST_DATA_TEST_CASE(SkipsWellFormedValues, boost::unit_test::data::make(kWellFo
   BOOST_TEST(decodeError(podWithSpec(R"({"containers":)" + value + R"(,"nodeName":"n"})")) ==
              "<decoded>");
   BOOST_TEST(decodeError(podWithSpec(R"({"containers":)" + value + "}")) == "<decoded>");
+}
+
+BOOST_DATA_TEST_CASE(NodeNamesFastPathAgreesWithEventByEvent,
+                     boost::unit_test::data::make(kNodeNamesBodies), c) {
+  BOOST_TEST(fastPathDifference(c.body) == "", c.name);
+}
+
+// A name with one thing in it at each position, around the 8- and 16-byte steps of the
+// scans: the fast path takes it when it is plain, else the decode event by event does, and
+// the two agree.
+BOOST_AUTO_TEST_CASE(NodeNamesWithAnythingAtEveryPosition) {
+  const std::pair<std::string, bool> inserts[] = {
+      {R"(\n)", false},
+      {R"(\")", false},
+      {R"(\\)", false},
+      {R"(\/)", false},
+      {R"(\u00e9)", false},
+      {R"(\ud83d\ude00)", false},
+      {R"(\ud800)", false},
+      {R"(\udc00)", false},
+      {R"(\u0000)", false},
+      {R"(\x)", false},
+      {"\\", false},
+      {"\x01", false},
+      {"\t", false},
+      {std::string(1, '\0'), false},
+      {"\"", false},
+      {"\xff", false},
+      {"\xc3", false},
+      {"\xed\xa0\x80", false},
+      {"\xf4\x90\x80\x80", false},
+      {"\x7f", true},
+      {" ", true},
+      {"\xc3\xa9", true},
+      {"\xf0\x9f\x98\x80", true},
+  };
+  for (std::size_t size = 0; size <= 40; ++size) {
+    for (std::size_t at = 0; at <= size; ++at) {
+      for (const auto& [insert, plain] : inserts) {
+        std::string name(size, 'a');
+        name.insert(at, insert);
+        const std::string body = withNodeNames(R"(["n1",")" + name + R"(","n3"])");
+        BOOST_TEST_REQUIRE(fastPathDifference(body) == "",
+                           "size " << size << ", at " << at << ": " << body);
+        if (!plain) continue;
+        // Taken by the fast path: the names view the body.
+        const ExtenderArgs args = decodeExtenderArgs(body);
+        BOOST_TEST_REQUIRE(args.nodeNames->size() == 3u);
+        BOOST_TEST_REQUIRE((*args.nodeNames)[1] == name);
+        BOOST_TEST_REQUIRE(inBody((*args.nodeNames)[1], body));
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(NodeNamesInBodiesCutAtEveryByte) {
+  const std::string bodies[] = {
+      R"({"Pod":{"metadata":{"name":"p"}}, "NodeNames" : [ "n1", "n\u00e9" ,"n3" ] })",
+      "{\"NodeNames\":[\"a\",\"\xc3\xa9\"],\"Pod\":{\"metadata\":{\"name\":\"p\"}}}",
+      R"({"Pod":{},"NodeNames":null,"nodenames":["x"]})",
+  };
+  for (const std::string& body : bodies) {
+    for (std::size_t size = 0; size <= body.size(); ++size) {
+      BOOST_TEST_REQUIRE(fastPathDifference(std::string_view(body).substr(0, size)) == "",
+                         "cut at " << size << ": " << body);
+    }
+  }
+}
+
+// Bodies changed at seeded random places by bytes that matter to the scans.
+BOOST_AUTO_TEST_CASE(NodeNamesInMutatedBodies) {
+  const std::string bases[] = {
+      R"({"Pod":{"metadata":{"name":"p"}},"NodeNames":["node-a1", "n\u00e9","ip-10-16-19-137.ec2.internal"] ,"nodenames":null})",
+      R"({"NodeNames":["a","0123456789abcdef0123456789"],"Pod":{},"Nodes":{"items":[{"metadata":{"name":"x"}}]}})",
+  };
+  const std::string bytes = std::string("\"\\,[]{}: \n\tnul0aA\x01\x7f\x80\xc3\xa9\xff") + '\0';
+  std::mt19937 random(3);
+  for (int round = 0; round < 20000; ++round) {
+    std::string body = bases[random() % 2];
+    for (unsigned edits = 1 + random() % 3; edits > 0; --edits) {
+      const std::size_t at = random() % body.size();
+      const char byte = bytes[random() % bytes.size()];
+      switch (random() % 3) {
+        case 0:
+          body[at] = byte;
+          break;
+        case 1:
+          body.insert(at, 1, byte);
+          break;
+        default:
+          body.erase(at, 1);
+          break;
+      }
+    }
+    BOOST_TEST_REQUIRE(fastPathDifference(body) == "", "round " << round << ": " << body);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(NodeNamesViewTheBodyUnlessEscaped) {
+  const std::string plain = withNodeNames(R"(["n1", "n2"])");
+  const ExtenderArgs viewed = decodeExtenderArgs(plain);
+  BOOST_TEST(!viewed.nodeNameCopies);
+  for (const std::string_view name : *viewed.nodeNames) BOOST_TEST(inBody(name, plain));
+
+  // One escape sends the whole list the ordinary way: every name is then a copy.
+  const std::string escaped = withNodeNames(R"(["n1", "n\u0032"])");
+  const ExtenderArgs copied = decodeExtenderArgs(escaped);
+  BOOST_TEST((nodeNamesOf(copied) == std::vector<std::string>{"n1", "n2"}));
+  for (const std::string_view name : *copied.nodeNames) BOOST_TEST(!inBody(name, escaped));
+}
+
+// Copied names are short strings, whose bytes are inside the string object itself: moving or
+// copying the arguments must move none of them.
+BOOST_AUTO_TEST_CASE(CopiedNodeNamesSurviveMovesAndCopies) {
+  const std::vector<std::string> want = {"a", "b\n", "c", ""};
+  std::optional<ExtenderArgs> copy;
+  {
+    std::vector<ExtenderArgs> moved;
+    moved.push_back(decodeExtenderArgs(withNodeNames(R"(["a","b\n","c",""])")));
+    moved.reserve(moved.capacity() + 16);  // moves it again
+    BOOST_TEST((nodeNamesOf(moved[0]) == want));
+    ExtenderArgs assigned;
+    assigned = std::move(moved[0]);
+    BOOST_TEST((nodeNamesOf(assigned) == want));
+    copy = assigned;
+    assigned.copyNodeName("d");
+    BOOST_TEST(assigned.nodeNames->size() == 5u);
+  }
+  BOOST_TEST((nodeNamesOf(*copy) == want));
 }
 
 BOOST_AUTO_TEST_CASE(DecodesPreemptionArgsWithFullPods) {
@@ -690,6 +1001,48 @@ BOOST_AUTO_TEST_CASE(EscapesNamesAsRapidJsonWriterDoes) {
                                              R"(],"FailedNodes":{)" + quoted + ":" + quoted +
                                              R"(},"FailedAndUnresolvableNodes":{},"Error":""})");
   }
+}
+
+// Every byte that is escaped, and non-ASCII ones that are not, at every position of names
+// around the 8- and 16-byte steps of the scan for them, first, between and last in the list.
+BOOST_AUTO_TEST_CASE(EscapesAnyByteAtAnyPositionAsRapidJsonWriterDoes) {
+  std::string bytes = "\"\\/\b\f\n\r\t\x01\x1f\x7f \xc3\xa9\xff";
+  bytes += '\0';
+  for (std::size_t size = 1; size <= 40; ++size) {
+    for (std::size_t at = 0; at < size; ++at) {
+      for (const char byte : bytes) {
+        std::string name(size, 'n');
+        name[at] = byte;
+        const HostPriorityList priorities = {{name, 0}, {"plain", 10}, {name, 7}};
+        BOOST_TEST_REQUIRE(encode(priorities) == writerPriorities(priorities),
+                           "size " << size << ", at " << at << ", byte " << int(byte));
+        ExtenderFilterResult result;
+        result.nodeNames = {name, "plain", name};
+        result.failedNodes = {{name, name}, {"plain", name}};
+        BOOST_TEST_REQUIRE(
+            encode(result) == writerFilterResult(*result.nodeNames, result.failedNodes),
+            "size " << size << ", at " << at << ", byte " << int(byte));
+      }
+    }
+  }
+}
+
+// The answers are sized for names without escapes and scores of two digits at most: past
+// that, the writer grows, to the same bytes.
+BOOST_AUTO_TEST_CASE(EncodesAnswersLargerThanExpected) {
+  const std::string escapes(300, '\x01');  // six bytes each once escaped
+  HostPriorityList priorities;
+  std::vector<std::string_view> names;
+  for (int i = 0; i < 200; ++i) {
+    const std::string_view name = i % 7 == 0 ? std::string_view(escapes) : "node";
+    priorities.push_back({name, i % 2 == 0 ? std::numeric_limits<std::int64_t>::min()
+                                           : std::numeric_limits<std::int64_t>::max()});
+    names.push_back(name);
+  }
+  BOOST_TEST(encode(priorities) == writerPriorities(priorities));
+  ExtenderFilterResult result;
+  result.nodeNames = names;
+  BOOST_TEST(encode(result) == writerFilterResult(names, {}));
 }
 
 BOOST_AUTO_TEST_CASE(EncodesPreemptionResult) {

@@ -445,6 +445,61 @@ BOOST_AUTO_TEST_CASE(concurrent_readers_see_whole_snapshots) {
   BOOST_TEST(cache.snapshot()->getNodeInfo("n1")->pods().size() == std::size_t{kPods});
 }
 
+// Every node of a snapshot reads its own labels from the snapshot's topology columns, by its
+// slot, and finds itself by name, whatever came, went or changed labels before.
+void checkTopology(const Snapshot& snapshot) {
+  const framework::TopologyIndex& topology = snapshot.topology();
+  for (const framework::NodeInfo* node : snapshot.nodeInfoList()) {
+    BOOST_TEST_CONTEXT("node " << node->name()) {
+      BOOST_TEST(snapshot.getNodeInfo(node->name()) == node);
+      BOOST_REQUIRE(node->slot() != framework::kNoSlot);
+      for (const auto& column : topology.columns()) {
+        const auto label = node->labels().get(column.key());
+        const framework::TopologyValueId id = column.at(node->slot());
+        BOOST_TEST(label.has_value() == (id != framework::TopologyIndex::kAbsent), column.key());
+        if (label && id != framework::TopologyIndex::kAbsent) {
+          BOOST_TEST(column.value(id) == *label, column.key());
+        }
+      }
+      for (const auto& [key, value] : node->labels()) {
+        BOOST_TEST(topology.column(key) != nullptr, key);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(SnapshotTopologyFollowsNodeLabels) {
+  Cache cache;
+  for (int i = 0; i < 6; ++i) {
+    const std::string name = "n" + std::to_string(i);
+    cache.upsertNode(
+        MakeNode().name(name).labels({{kZone, i % 2 ? "z1" : "z2"}, {kHostname, name}}).obj());
+  }
+  cache.upsertPod(MakePod().name("p").uid("p").node("ghost").obj());  // a ghost node's slot
+  cache.publish();
+  const auto first = cache.snapshot();
+  checkTopology(*first);
+
+  // A status update leaves the labels alone: the next snapshot shares the topology.
+  cache.upsertNode(MakeNode().name("n1").labels({{kZone, "z1"}, {kHostname, "n1"}}).obj());
+  cache.publish();
+  BOOST_TEST(&cache.snapshot()->topology() == &first->topology());
+
+  cache.upsertNode(MakeNode().name("n1").labels({{kZone, "z3"}, {"gpu", "a100"}}).obj());
+  cache.deleteNode("n2");
+  cache.upsertNode(MakeNode().name("n6").labels({{kZone, "z3"}, {kHostname, "n6"}}).obj());
+  cache.publish();
+  const auto second = cache.snapshot();
+  BOOST_TEST(&second->topology() != &first->topology());
+  checkTopology(*second);
+  BOOST_TEST(second->getNodeInfo("n2") == nullptr);
+  BOOST_TEST(second->getNodeInfo("ghost") == nullptr);
+  // The published snapshot before is unchanged.
+  checkTopology(*first);
+  BOOST_TEST(first->getNodeInfo("n2") != nullptr);
+  BOOST_TEST(first->topology().column("gpu") == nullptr);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace

@@ -19,7 +19,8 @@ namespace fs = std::filesystem;
 const std::map<std::string_view, std::vector<std::string>> kSeeds = {
     {"extender_args",
      {"examples/requests/filter-names.json", "examples/requests/filter-nodes.json",
-      "examples/requests/prioritize-names.json", "examples/requests/prioritize-nodes.json"}},
+      "examples/requests/prioritize-names.json", "examples/requests/prioritize-nodes.json",
+      "test/fuzz/seeds/extender_args_node_names.json"}},
     {"extender_preemption_args", {"examples/requests/preempt-meta.json"}},
     {"cluster_state_list", {"examples/cluster-state.json"}},
     {"configuration", {"examples/config.yaml"}},

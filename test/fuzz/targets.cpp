@@ -7,16 +7,17 @@
 #include <optional>
 #include <string>
 
+#include "plugins/registry.hpp"
 #include "scheduling/api/decode_error.hpp"
 #include "scheduling/api/json/api_server_codec.hpp"
 #include "scheduling/api/json/extender_args_stream.hpp"
 #include "scheduling/api/json/extender_codec.hpp"
 #include "scheduling/api/json/list_reader.hpp"
-#include "plugins/registry.hpp"
 #include "scheduling/config/configuration.hpp"
 #include "scheduling/framework/runtime/framework.hpp"
 #include "scheduling/informers/json_stream_framer.hpp"
 #include "scheduling/informers/list_stream_splitter.hpp"
+#include "test/testing/extender_args_decodes.hpp"
 
 namespace fuzz {
 namespace {
@@ -25,69 +26,40 @@ std::string_view asText(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }
 
-// What differs between two decodes of the same body; empty when nothing does.
-std::string argsDifference(const scheduling::api::ExtenderArgs& a,
-                           const scheduling::api::ExtenderArgs& b) {
-  if (!(a.pod == b.pod)) return "Pod";
-  if (a.nodeNames != b.nodeNames) return "NodeNames";
-  if (a.nodes.has_value() != b.nodes.has_value()) return "Nodes present in one only";
-  if (!a.nodes) return {};
-  if (a.nodes->size() != b.nodes->size()) return "Nodes.items counts";
-  for (std::size_t i = 0; i < a.nodes->size(); ++i) {
-    const auto& x = (*a.nodes)[i];
-    const auto& y = (*b.nodes)[i];
-    if (x.name != y.name || !(x.labels == y.labels) || x.raw.data() != y.raw.data() ||
-        x.raw.size() != y.raw.size()) {
-      return "Nodes.items[" + std::to_string(i) + "]";
-    }
-  }
-  return {};
-}
-
 }  // namespace
 
-// Decoding the body whole, and as it arrives in three reads, must give the same arguments
-// (every Node's raw bytes at the same place) or the same error: a difference aborts.
+// Decoding the body whole, event by event without the NodeNames fast path, and as it arrives
+// in three reads, must give the same arguments (every Node's raw bytes at the same place) or
+// the same error: a difference aborts.
 int extenderArgs(const std::uint8_t* data, std::size_t size) {
   namespace api = scheduling::api;
   const std::string_view body = asText(data, size);
-  std::optional<api::ExtenderArgs> whole;
-  std::string wholeError;
-  try {
-    whole = api::json::decodeExtenderArgs(body);
-  } catch (const api::DecodeError& e) {
-    wholeError = e.what();
-  }
+  const testing::DecodedArgs whole =
+      testing::decodeArgs([body] { return api::json::decodeExtenderArgs(body); });
+  const testing::DecodedArgs eventByEvent =
+      testing::decodeArgs([body] { return api::json::decodeExtenderArgsEventByEvent(body); });
   api::json::ExtenderArgsStreamDecoder stream;
   stream.receive(body.substr(0, size / 3));
   stream.receive(body.substr(0, 2 * size / 3));
-  std::optional<api::ExtenderArgs> streamed;
-  std::string streamedError;
-  try {
-    streamed = stream.finish(body);
-  } catch (const api::DecodeError& e) {
-    streamedError = e.what();
+  const testing::DecodedArgs streamed = testing::decodeArgs([&] { return stream.finish(body); });
+  for (const auto& [other, how] :
+       {std::pair{&eventByEvent, "event by event"}, std::pair{&streamed, "as it arrived"}}) {
+    if (const std::string differs = testing::decodeDifference(whole, *other); !differs.empty()) {
+      std::fprintf(stderr, "extender_args: decoded whole and %s: %s\n", how, differs.c_str());
+      std::abort();
+    }
   }
-  if (wholeError != streamedError || whole.has_value() != streamed.has_value()) {
-    std::fprintf(stderr, "extender_args: decoded whole: \"%s\", as it arrived: \"%s\"\n",
-                 whole ? "ok" : wholeError.c_str(), streamed ? "ok" : streamedError.c_str());
-    std::abort();
-  }
-  if (!whole) return 0;
-  if (const std::string differs = argsDifference(*whole, *streamed); !differs.empty()) {
-    std::fprintf(stderr, "extender_args: %s differs between the two decodes\n", differs.c_str());
-    std::abort();
-  }
+  if (!whole.args) return 0;
 
   // Echo what was decoded, as /filter does, so the raw Node slices are exercised too.
   api::ExtenderFilterResult result;
-  if (whole->nodes) {
+  if (whole.args->nodes) {
     result.nodes.emplace();
-    for (const auto& node : *whole->nodes) result.nodes->push_back(node.raw);
+    for (const auto& node : *whole.args->nodes) result.nodes->push_back(node.raw);
   } else {
     result.nodeNames.emplace();
-    if (whole->nodeNames) {
-      result.nodeNames->assign(whole->nodeNames->begin(), whole->nodeNames->end());
+    if (whole.args->nodeNames) {
+      result.nodeNames->assign(whole.args->nodeNames->begin(), whole.args->nodeNames->end());
     }
   }
   api::json::encode(result);

@@ -55,10 +55,12 @@ std::vector<api::Node> makeNodes(int count) {
   return nodes;
 }
 
+// The arguments keep their own copies of the names: callers pass temporaries.
 api::ExtenderArgs argsFor(const api::Pod& pod, const std::vector<std::string>& nodeNames) {
   api::ExtenderArgs args;
   args.pod = pod;
-  args.nodeNames = nodeNames;
+  args.nodeNames.emplace();
+  for (const auto& name : nodeNames) args.copyNodeName(name);
   return args;
 }
 

@@ -539,8 +539,11 @@ void ApiServerDouble::streamWatch(Stream& stream, const std::string& resource, s
       const std::size_t own = nextOwn(static_cast<std::size_t>(cursor));
       if (own < history_.size() && history_[own].visibleAt <= now) break;
       if (now >= deadline) break;
-      changed_.wait_until(
-          lock, own < history_.size() ? std::min(deadline, history_[own].visibleAt) : deadline);
+      // A copy: wait_until reads its deadline again after waking, and history_ may have
+      // grown (and moved) meanwhile, since the lock is released while waiting.
+      const std::chrono::steady_clock::time_point until =
+          own < history_.size() ? std::min(deadline, history_[own].visibleAt) : deadline;
+      changed_.wait_until(lock, until);
     }
     if (stopping_ || dropGeneration_ != drops) {
       throw std::runtime_error("watch dropped");  // no last chunk: the client sees a cut

@@ -18,8 +18,10 @@ FakeLister::FakeLister(std::vector<api::Node> nodes, std::vector<api::Pod> pods,
                        std::vector<api::Namespace> namespaces)
     : namespaces_(std::move(namespaces)) {
   for (auto& node : nodes) {
-    nodeInfos_.push_back(
-        std::make_unique<fw::NodeInfo>(std::make_shared<const api::Node>(std::move(node))));
+    const auto slot = static_cast<fw::NodeSlot>(nodeInfos_.size());
+    topology_.setNode(slot, node.labels);
+    auto& info = nodeInfos_.emplace_back(std::make_unique<fw::NodeInfo>());
+    info->setNode(std::make_shared<const api::Node>(std::move(node)), slot);
   }
   for (const auto& pod : pods) {
     if (!pod.spec.nodeName.empty()) {

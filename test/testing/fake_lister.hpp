@@ -50,6 +50,7 @@ class FakeLister final : public scheduling::framework::SharedLister {
     return withRequiredAntiAffinity_;
   }
   const scheduling::framework::NodeInfo* getNodeInfo(std::string_view name) const override;
+  const scheduling::framework::TopologyIndex& topology() const override { return topology_; }
 
   const api::Labels& namespaceLabels(std::string_view ns) const override;
   void forEachNamespace(const std::function<void(const std::string& name,
@@ -76,6 +77,7 @@ class FakeLister final : public scheduling::framework::SharedLister {
 
  private:
   std::vector<std::unique_ptr<scheduling::framework::NodeInfo>> nodeInfos_;
+  scheduling::framework::TopologyIndex topology_;  // slots are positions in nodeInfos_
   std::vector<const scheduling::framework::NodeInfo*> all_;
   std::vector<const scheduling::framework::NodeInfo*> withAffinity_;
   std::vector<const scheduling::framework::NodeInfo*> withRequiredAntiAffinity_;

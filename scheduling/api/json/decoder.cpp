@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "scheduling/api/decode_error.hpp"
+#include "scheduling/api/json/string_bytes.hpp"
 #include "scheduling/api/json/value_scanner.hpp"
 
 namespace scheduling::api::json {
@@ -19,47 +20,6 @@ namespace {
 constexpr std::string_view kStandIn = ":null";
 
 char foldAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c; }
-
-bool isValidUtf8(std::string_view s) {
-  std::size_t i = 0;
-  const std::size_t n = s.size();
-  while (i < n) {
-    // ASCII runs, eight bytes at a time.
-    while (i + 8 <= n) {
-      std::uint64_t word;
-      std::memcpy(&word, s.data() + i, 8);
-      if ((word & 0x8080808080808080ULL) != 0) break;
-      i += 8;
-    }
-    if (i == n) break;
-    const auto b0 = static_cast<unsigned char>(s[i]);
-    if (b0 < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t len = 0;
-    std::uint32_t cp = 0;
-    std::uint32_t min = 0;
-    if ((b0 & 0xE0) == 0xC0) {
-      len = 2, cp = b0 & 0x1Fu, min = 0x80;
-    } else if ((b0 & 0xF0) == 0xE0) {
-      len = 3, cp = b0 & 0x0Fu, min = 0x800;
-    } else if ((b0 & 0xF8) == 0xF0) {
-      len = 4, cp = b0 & 0x07u, min = 0x10000;
-    } else {
-      return false;
-    }
-    if (i + len > n) return false;
-    for (std::size_t k = 1; k < len; ++k) {
-      const auto b = static_cast<unsigned char>(s[i + k]);
-      if ((b & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (b & 0x3Fu);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += len;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -78,8 +38,8 @@ const Field* findField(std::span<const Field> fields, std::string_view key) {
   return nullptr;
 }
 
-Decoder::Decoder(Input& in, std::string source, std::string rootPath)
-    : in_(in), source_(std::move(source)), rootPath_(std::move(rootPath)) {}
+Decoder::Decoder(Input& in, std::string source, std::string rootPath, FastPaths fastPaths)
+    : in_(in), source_(std::move(source)), rootPath_(std::move(rootPath)), fastPaths_(fastPaths) {}
 
 void Decoder::decode(const Field& root, void* owner) {
   parse<rapidjson::kParseNumbersAsStringsFlag>(root, owner);
@@ -268,6 +228,20 @@ void Decoder::push(const Schema* schema, void* target) {
   ++depth_;
 }
 
+// A member whose schema has a fast path, given the bytes from here on (a request body only:
+// its value may view them), which it takes whole or leaves untouched. What it takes, RapidJSON
+// sees as the stand-in of a skipped value.
+bool Decoder::takeWhole(const Route& route) {
+  const Schema& schema = *route.field->schema;
+  if (schema.take == nullptr || fastPaths_ == FastPaths::Off) return false;
+  const std::string_view rest = in_.restOfBody();
+  if (rest.empty()) return false;
+  const std::size_t taken = schema.take(rest, route.field->access(route.owner));
+  if (taken == 0) return false;
+  in_.seek(in_.cur() + taken);
+  return true;
+}
+
 void Decoder::checkUtf8(std::string_view text) const {
   if (!isValidUtf8(text)) fail(slotPath(), "invalid UTF-8 in string");
 }
@@ -355,6 +329,11 @@ bool Decoder::Key(const char* text, rapidjson::SizeType length, bool) {
                                ? static_cast<std::string*>(route.field->access(route.owner))
                                : nullptr;
     ValueScanner::skipMemberValue(in_, capture);
+    in_.substitute(kStandIn);
+    standIn_ = true;
+    return true;
+  }
+  if (takeWhole(route)) {
     in_.substitute(kStandIn);
     standIn_ = true;
     return true;

@@ -16,7 +16,8 @@ namespace scheduling::api::json {
 // RapidJSON's SAX Reader: no document tree is built, members outside the tables are stepped
 // over by the ValueScanner (the Reader only sees a stand-in `null`), and every value that is
 // read lands in its C++ place directly. So a request costs what the framework keeps, plus
-// one pass over the bytes.
+// one pass over the bytes. A member whose schema has a fast path (Schema::take: NodeNames)
+// is read whole from the bytes ahead when it can be, behind the same stand-in.
 //
 // Semantics follow Go's encoding/json decoding into the upstream structs: member names match
 // ignoring case, unknown members are ignored, `null` leaves a member absent (or empty),
@@ -25,9 +26,14 @@ namespace scheduling::api::json {
 // text), and strings that are kept must be valid UTF-8 (Go would replace bad bytes).
 class Decoder {
  public:
+  // Whether members whose schema has a fast path (Schema::take) may be decoded by it, or
+  // every value event by event: the tests and the fuzz target hold the fast paths to that.
+  enum class FastPaths { On, Off };
+
   // `source` prefixes every error path (a file name; empty for a request body), `rootPath`
   // is the path of the value decoded (empty for a whole document).
-  Decoder(Input& in, std::string source, std::string rootPath = {});
+  Decoder(Input& in, std::string source, std::string rootPath = {},
+          FastPaths fastPaths = FastPaths::On);
 
   // Decodes the input's one JSON value as the `root` member of `owner`. Throws
   // api::DecodeError.
@@ -82,6 +88,7 @@ class Decoder {
 
   template <unsigned ParseFlags>
   void parse(const Field& root, void* owner);
+  bool takeWhole(const Route& route);
   void checkUtf8(std::string_view text) const;
   [[noreturn]] bool mismatch() const;
   [[noreturn]] void fail(std::string path, std::string_view message) const;
@@ -89,6 +96,7 @@ class Decoder {
   Input& in_;
   std::string source_;
   std::string rootPath_;
+  FastPaths fastPaths_;
   const Field* rootField_ = nullptr;
   void* rootOwner_ = nullptr;
 

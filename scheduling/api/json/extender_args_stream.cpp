@@ -1,6 +1,7 @@
 #include "scheduling/api/json/extender_args_stream.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <new>
 #include <string>
 
@@ -8,6 +9,26 @@
 #include "scheduling/api/json/extender_codec.hpp"
 
 namespace scheduling::api::json {
+
+namespace {
+
+// The names that NodeNames views in `rest`, the body with the bytes between the items' '[' at
+// `open` and their ']' at `close` left out, viewed instead in the body, which outlives the
+// arguments (rest does not). Names kept by the arguments themselves stay as they are.
+void viewTheBody(ExtenderArgs& args, std::string_view rest, std::string_view body, std::size_t open,
+                 std::size_t close) {
+  if (!args.nodeNames) return;
+  const std::less<const char*> before;
+  for (std::string_view& name : *args.nodeNames) {
+    if (before(name.data(), rest.data()) || !before(name.data(), rest.data() + rest.size())) {
+      continue;
+    }
+    const auto at = static_cast<std::size_t>(name.data() - rest.data());
+    name = body.substr(at < open ? at : close + (at - open - 1), name.size());
+  }
+}
+
+}  // namespace
 
 void ExtenderArgsStreamDecoder::abandon() {
   abandoned_ = true;
@@ -76,6 +97,7 @@ ExtenderArgs ExtenderArgsStreamDecoder::finish(std::string_view body) {
     abandon();
     return decodeExtenderArgs(body);
   }
+  viewTheBody(args, rest, body, open, close);
   streamedNodes_ = nodes_.size();
   args.nodes = std::move(nodes_);
   return args;

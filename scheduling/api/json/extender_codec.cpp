@@ -4,12 +4,13 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
-#include <charconv>
 
 #include "scheduling/api/decode_error.hpp"
+#include "scheduling/api/json/answer_writer.hpp"
 #include "scheduling/api/json/decoder.hpp"
 #include "scheduling/api/json/input.hpp"
 #include "scheduling/api/json/object_schemas.hpp"
+#include "scheduling/api/json/plain_strings.hpp"
 #include "scheduling/api/json/schema.hpp"
 
 namespace scheduling::api::json {
@@ -20,7 +21,6 @@ using schema::arrayOf;
 using schema::field;
 using schema::kInt64;
 using schema::kString;
-using schema::kStrings;
 
 // A request and whether its Pod was there: a missing (or null) Pod is bad input.
 template <typename Args>
@@ -64,12 +64,13 @@ constexpr Field podField() {
 }
 
 template <typename Args>
-Args decodeRequest(std::string_view body, const Schema& argsSchema) {
+Args decodeRequest(std::string_view body, const Schema& argsSchema,
+                   Decoder::FastPaths fastPaths = Decoder::FastPaths::On) {
   Request<Args> request;
   // The whole document is the root member of its Request.
   const Field document{"", &argsSchema, &schema::self, &schema::resetSelf<Request<Args>>};
   Input in(body);
-  Decoder(in, {}).decode(document, &request);
+  Decoder(in, {}, {}, fastPaths).decode(document, &request);
   if (!request.hasPod) throw DecodeError("Pod", "missing");
   return std::move(request.args);
 }
@@ -94,10 +95,46 @@ constexpr Field kNodeListFields[] = {
 constexpr Schema kNodeList{
     .type = SchemaType::Object, .expected = "an object", .fields = kNodeListFields};
 
+// NodeNames decodes into the ExtenderArgs itself, which holds the names' views and the copies
+// of those that cannot view the body.
+void* nodeNamesArgs(void* owner) { return &static_cast<Request<ExtenderArgs>*>(owner)->args; }
+
+void resetNodeNames(void* owner) {
+  static_cast<Request<ExtenderArgs>*>(owner)->args.nodeNames.reset();
+}
+
+void clearNodeNames(void* args) { static_cast<ExtenderArgs*>(args)->nodeNames.emplace(); }
+
+// A null element: as in Go, the string is left empty. There is nothing more to fill.
+void* addNullNodeName(void* args, std::string_view) {
+  static_cast<ExtenderArgs*>(args)->nodeNames->emplace_back();
+  return nullptr;
+}
+
+// A name decoded event by event arrives unescaped in RapidJSON's buffer: it is copied.
+void putNodeName(void* args, std::string_view, std::string_view name) {
+  static_cast<ExtenderArgs*>(args)->copyNodeName(name);
+}
+
+// The fast path: names that need no unescaping (all of them, nearly always) view the body.
+std::size_t takeNodeNames(std::string_view bytes, void* args) {
+  PlainStrings read = readPlainStrings(bytes);
+  if (read.length > 0) static_cast<ExtenderArgs*>(args)->nodeNames = std::move(read.strings);
+  return read.length;
+}
+
+constexpr Schema kNodeNames{.type = SchemaType::Array,
+                            .expected = "an array",
+                            .element = &kString,
+                            .add = &addNullNodeName,
+                            .clear = &clearNodeNames,
+                            .put = &putNodeName,
+                            .take = &takeNodeNames};
+
 constexpr Field kExtenderArgsFields[] = {
     podField<ExtenderArgs>(),
     requestField<ExtenderArgs, &ExtenderArgs::nodes>("Nodes", kNodeList),
-    requestField<ExtenderArgs, &ExtenderArgs::nodeNames>("NodeNames", kStrings),
+    {"NodeNames", &kNodeNames, &nodeNamesArgs, &resetNodeNames},
 };
 constexpr Schema kExtenderArgs{
     .type = SchemaType::Object, .expected = "an object", .fields = kExtenderArgsFields};
@@ -172,67 +209,14 @@ std::string take(rapidjson::StringBuffer& buffer) {
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-// The answers of /filter and /prioritize list thousands of node names: they are appended
-// straight into one string reserved up front, escaped exactly as RapidJSON's Writer does
-// (the same bytes as the Writer-built answers of /preempt), rather than through the Writer,
-// whose per-character stream and growing buffer cost more than the scheduling at 5k nodes.
-void appendString(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  out += '"';
-  std::size_t run = 0;  // start of the bytes not yet appended
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s.data() + run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 0xF];
-    }
-  }
-  out.append(s.data() + run, s.size() - run);
-  out += '"';
-}
-
-void appendInt(std::string& out, std::int64_t value) {
-  char digits[24];
-  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
-  out.append(digits, end);
-}
-
-void appendFailedNodes(std::string& out, std::string_view key, const WireMap<std::string>& failed) {
-  out += key;
-  out += '{';
+void writeFailedNodes(AnswerWriter& out, std::string_view key, const WireMap<std::string>& failed) {
+  out.raw(key);
+  out.raw("{");
   for (std::size_t i = 0; i < failed.size(); ++i) {
-    if (i > 0) out += ',';
-    appendString(out, failed[i].first);
-    out += ':';
-    appendString(out, failed[i].second);
+    out.string(failed[i].first, i > 0 ? ',' : '\0');
+    out.string(failed[i].second, ':');
   }
-  out += '}';
+  out.raw("}");
 }
 
 // Room for a string of n bytes once quoted, most often enough (escapes only grow it).
@@ -242,6 +226,10 @@ std::size_t quotedSize(std::string_view s) { return s.size() + 2; }
 
 ExtenderArgs decodeExtenderArgs(std::string_view body) {
   return decodeRequest<ExtenderArgs>(body, kExtenderArgs);
+}
+
+ExtenderArgs decodeExtenderArgsEventByEvent(std::string_view body) {
+  return decodeRequest<ExtenderArgs>(body, kExtenderArgs, Decoder::FastPaths::Off);
 }
 
 ExtenderPreemptionArgs decodeExtenderPreemptionArgs(std::string_view body) {
@@ -286,66 +274,123 @@ std::optional<SentNode> decodeSentNode(std::string_view text) {
   return node;
 }
 
-std::string encode(const ExtenderFilterResult& result) {
-  // One buffer sized up front. The Node objects go in exactly as they were sent, one memcpy
-  // each: a 5000-node NodeList is ~50 MB.
+namespace {
+
+constexpr std::string_view kItemsStart = R"({"Nodes":{"metadata":{},"items":[)";
+
+// The /filter answer, with the Node objects in it (the copying encode) or not (encodeEchoing).
+std::string encodeFilterResult(const ExtenderFilterResult& result, bool withItems) {
+  // The Node objects go in exactly as they were sent, one memcpy each: a 5000-node NodeList
+  // is ~50 MB.
   std::size_t size = 128 + quotedSize(result.error);
-  if (result.nodes) {
+  if (result.nodes && withItems) {
     for (std::string_view raw : *result.nodes) size += raw.size() + 1;
   }
   if (result.nodeNames) {
-    for (const auto& name : *result.nodeNames) size += quotedSize(name) + 1;
+    for (std::string_view name : *result.nodeNames) size += quotedSize(name) + 1;
   }
   for (const auto* failed : {&result.failedNodes, &result.failedAndUnresolvableNodes}) {
     for (const auto& [node, reason] : *failed) size += quotedSize(node) + quotedSize(reason) + 2;
   }
-  std::string out;
-  out.reserve(size);
+  AnswerWriter out(size);
   if (result.nodes) {
-    out += R"({"Nodes":{"metadata":{},"items":[)";
-    for (std::size_t i = 0; i < result.nodes->size(); ++i) {
-      if (i > 0) out += ',';
-      out += (*result.nodes)[i];
+    out.raw(kItemsStart);
+    for (std::size_t i = 0; withItems && i < result.nodes->size(); ++i) {
+      if (i > 0) out.raw(",");
+      out.raw((*result.nodes)[i]);
     }
-    out += "]},";
+    out.raw("]},");
   } else {
-    out += R"({"Nodes":null,)";
+    out.raw(R"({"Nodes":null,)");
   }
-  out += R"("NodeNames":)";
+  out.raw(R"("NodeNames":)");
   if (result.nodeNames) {
-    out += '[';
-    for (std::size_t i = 0; i < result.nodeNames->size(); ++i) {
-      if (i > 0) out += ',';
-      appendString(out, (*result.nodeNames)[i]);
-    }
-    out += ']';
+    out.raw("[");
+    const auto& names = *result.nodeNames;
+    for (std::size_t i = 0; i < names.size(); ++i) out.string(names[i], i > 0 ? ',' : '\0');
+    out.raw("]");
   } else {
-    out += "null";
+    out.raw("null");
   }
-  appendFailedNodes(out, R"(,"FailedNodes":)", result.failedNodes);
-  appendFailedNodes(out, R"(,"FailedAndUnresolvableNodes":)", result.failedAndUnresolvableNodes);
-  out += R"(,"Error":)";
-  appendString(out, result.error);
-  out += '}';
-  return out;
+  writeFailedNodes(out, R"(,"FailedNodes":)", result.failedNodes);
+  writeFailedNodes(out, R"(,"FailedAndUnresolvableNodes":)", result.failedAndUnresolvableNodes);
+  out.raw(R"(,"Error":)");
+  out.string(result.error);
+  out.raw("}");
+  return std::move(out).take();
+}
+
+// `next` followed `raw` in the request's items array: only whitespace and one comma lie
+// between them. A gap longer than any pretty-printer's indentation is taken for another
+// item without looking, which at worst splits a run.
+bool followsInArray(std::string_view raw, std::string_view next) {
+  constexpr std::size_t kMaxGap = 256;
+  const char* end = raw.data() + raw.size();
+  if (next.data() < end || static_cast<std::size_t>(next.data() - end) > kMaxGap) return false;
+  int commas = 0;
+  for (const char* p = end; p < next.data(); ++p) {
+    if (*p == ',') {
+      ++commas;
+    } else if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+      return false;
+    }
+  }
+  return commas == 1;
+}
+
+}  // namespace
+
+std::string encode(const ExtenderFilterResult& result) { return encodeFilterResult(result, true); }
+
+FilterAnswerParts encodeEchoing(const ExtenderFilterResult& result) {
+  FilterAnswerParts parts;
+  parts.text = encodeFilterResult(result, false);
+  if (!result.nodes) return parts;
+  parts.itemsAt = kItemsStart.size();
+  for (std::string_view raw : *result.nodes) {
+    if (!parts.runs.empty() && followsInArray(parts.runs.back(), raw)) {
+      const char* begin = parts.runs.back().data();
+      parts.runs.back() = {begin, static_cast<std::size_t>(raw.data() + raw.size() - begin)};
+    } else {
+      parts.runs.push_back(raw);
+    }
+  }
+  return parts;
 }
 
 std::string encode(const HostPriorityList& priorities) {
-  std::size_t size = 2;
-  for (const auto& p : priorities) size += quotedSize(p.host) + 32;
-  std::string out;
-  out.reserve(size);
-  out += '[';
+  // An item is {"Host":"<host>","Score":<score>}, its comma included; extender scores are
+  // 0..10, so two digits are counted for each (a longer one makes the writer grow).
+  constexpr std::string_view kHost = R"({"Host":")";
+  constexpr std::string_view kScore = R"(","Score":)";
+  constexpr std::size_t kItem = 1 + kHost.size() + kScore.size() + 2 + 1;
+  constexpr std::size_t kItemRoom = kItem + AnswerWriter::kMaxIntegerSize;
+  std::size_t size = 2 + kItemRoom;  // the last item's room beyond what it writes
+  for (const auto& p : priorities) size += kItem + p.host.size();
+  AnswerWriter out(size);
+  out.raw("[");
   for (std::size_t i = 0; i < priorities.size(); ++i) {
-    if (i > 0) out += ',';
-    out += R"({"Host":)";
-    appendString(out, priorities[i].host);
-    out += R"(,"Score":)";
-    appendInt(out, priorities[i].score);
-    out += '}';
+    const HostPriority& p = priorities[i];
+    if (AnswerWriter::needsEscapes(p.host)) [[unlikely]] {
+      out.raw(i > 0 ? R"(,{"Host":)" : R"({"Host":)");
+      out.string(p.host);
+      out.raw(R"(,"Score":)");
+      out.integer(p.score);
+      out.raw("}");
+      continue;
+    }
+    // The whole item in one room: a memcpy for the host, a few stores for the rest.
+    char* at = out.room(kItemRoom + p.host.size());
+    if (i > 0) *at++ = ',';
+    at = AnswerWriter::put(at, kHost);
+    at = AnswerWriter::put(at, p.host);
+    at = AnswerWriter::put(at, kScore);
+    at = AnswerWriter::putInteger(at, p.score);
+    *at++ = '}';
+    out.advance(at);
   }
-  out += ']';
-  return out;
+  out.raw("]");
+  return std::move(out).take();
 }
 
 std::string encode(const ExtenderPreemptionResult& result) {

@@ -55,6 +55,12 @@ class Input {
 
   // The request body, for byte ranges of decoded objects; empty for a file.
   std::string_view body() const { return body_; }
+  // The request body from the read position on, while reading it (not a stand-in, not past its
+  // end), so that views of it live as long as the body; empty otherwise, and for a file.
+  std::string_view restOfBody() const {
+    if (body_.empty() || substituting_ || atEnd_) return {};
+    return {cur_, static_cast<std::size_t>(end_ - cur_)};
+  }
 
   // Whether reading has reached the end of the input: a decode that failed there may only
   // have run out of bytes.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -54,8 +55,17 @@ struct Schema {
   const Schema* element = nullptr;
   void* (*add)(void* container, std::string_view key) = nullptr;  // a new element to fill
   void (*clear)(void* container) = nullptr;                       // arrays are replaced
-  // Map of strings: stores one entry directly (no element to fill).
+  // Map or Array of strings: stores one entry directly (no element to fill; `key` is the
+  // Map's).
   void (*put)(void* container, std::string_view key, std::string_view value) = nullptr;
+
+  // Any type, a fast path: decodes a member's whole value at once from the bytes that follow
+  // its name (`: <value>`, what Input::restOfBody holds, which the decoded value may view) into
+  // the Field's access(), and says how many bytes that took. It takes only values it is
+  // certain of: 0 leaves the bytes as they are for the ordinary decode, event by event, which
+  // then gives what it gives today, errors included. Whatever it takes, the ordinary decode
+  // would have decoded to the same.
+  std::size_t (*take)(std::string_view bytes, void* target) = nullptr;
 };
 
 // Matches JSON member names as encoding/json does for Go struct fields (ASCII letters only;

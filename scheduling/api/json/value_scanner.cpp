@@ -7,45 +7,13 @@
 #include <cstdint>
 #include <string_view>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "scheduling/api/json/string_bytes.hpp"
 
 namespace scheduling::api::json {
 
 namespace {
 
 using rapidjson::ParseErrorCode;
-
-// Bytes that end the plain run of a string: the closing quote, an escape, and control
-// characters (which JSON does not allow unescaped; '\0' is also the end of input).
-constexpr std::array<bool, 256> kStringSpecial = [] {
-  std::array<bool, 256> table{};
-  for (int c = 0; c < 0x20; ++c) table[c] = true;
-  table['"'] = true;
-  table['\\'] = true;
-  return table;
-}();
-
-const char* findStringSpecial(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i control = _mm_set1_epi8(0x1F);
-  while (end - p >= 16) {
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    // max(x, 0x1F) == 0x1F exactly when x <= 0x1F as an unsigned byte.
-    const __m128i hits =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
-                     _mm_cmpeq_epi8(_mm_max_epu8(x, control), control));
-    const int mask = _mm_movemask_epi8(hits);
-    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
-    p += 16;
-  }
-#endif
-  while (p != end && !kStringSpecial[static_cast<unsigned char>(*p)]) ++p;
-  return p;
-}
 
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 

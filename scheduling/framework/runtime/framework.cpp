@@ -18,6 +18,15 @@ DurationObserver* sampled(const CycleState& state, DurationObserver* observer) {
   return state.recordPluginMetrics() ? observer : nullptr;
 }
 
+// The same for a call made once per node: only on the nodes sampled in a sampled cycle. A
+// request's copy of a node has its origin's slot.
+DurationObserver* sampled(const CycleState& state, const NodeInfo& node,
+                          DurationObserver* observer) {
+  return node.origin().slot() % Framework::kPluginMetricsNodeSampleEvery == 0
+             ? sampled(state, observer)
+             : nullptr;
+}
+
 // Wraps a non-success status into an Error whose message carries the context, as
 // fmt.Errorf("...: %w", status.AsError()) does upstream.
 Status wrapError(const std::string& context, const Status& status) {
@@ -217,7 +226,7 @@ Status Framework::runFilterPlugins(const CycleState& state, const PodInfo& pod,
       continue;
     }
     Status s = [&] {
-      ScopedDuration timed(sampled(state, e.filterDuration));
+      ScopedDuration timed(sampled(state, node, e.filterDuration));
       return e.filter->filter(state, pod, node);
     }();
     if (!s.isSuccess() && !s.isRejected()) {
@@ -235,28 +244,26 @@ Status Framework::runFilterPluginsWithNominatedPods(const CycleState& state, con
                                                     const NodeInfo& node,
                                                     FilterTrace* trace) const {
   // Pass 1: the node as it would be once the nominated pods of equal or higher priority
-  // land (addGENominatedPods). The copies are made only when such a pod exists.
+  // land (addGENominatedPods). The copies are made only when such a pod exists; the node's
+  // goes into this thread's scratch NodeInfo, whose lists keep their capacity from one node
+  // to the next instead of being allocated for each.
+  thread_local NodeInfo scratch;
   std::optional<CycleState> stateWithNominated;
-  std::optional<NodeInfo> nodeWithNominated;
   if (node.node() != nullptr) {
     for (const auto& nominated : state.snapshot().nominatedPodsFor(node)) {
-      if (nominated->pod().priority() < pod.pod().priority() ||
-          nominated->pod().metadata.uid == pod.pod().metadata.uid) {
-        continue;
-      }
+      if (nominated->priority() < pod.priority() || nominated->sameUid(pod)) continue;
       if (!stateWithNominated) {
         stateWithNominated.emplace(state.clone());
-        nodeWithNominated.emplace(node.borrowingCopy());
+        scratch.borrow(node);
       }
-      nodeWithNominated->addPod(nominated);
-      Status s =
-          runPreFilterExtensionAddPod(*stateWithNominated, pod, *nominated, *nodeWithNominated);
+      scratch.addPod(nominated);
+      Status s = runPreFilterExtensionAddPod(*stateWithNominated, pod, *nominated, scratch);
       if (!s.isSuccess()) return s;
     }
   }
   if (!stateWithNominated) return runFilterPlugins(state, pod, node, trace);
 
-  Status first = runFilterPlugins(*stateWithNominated, pod, *nodeWithNominated, trace);
+  Status first = runFilterPlugins(*stateWithNominated, pod, scratch, trace);
   if (!first.isSuccess()) return first;
   // Pass 2: without them, so that nominated pods can only make Filter stricter (pod
   // affinity must be satisfied by pods that are really there).
@@ -298,7 +305,7 @@ Status Framework::runScorePlugins(const CycleState& state, const PodInfo& pod,
         for (std::size_t p = 0; p < numPlugins; ++p) {
           if (!active[p]) continue;
           Status s = [&] {
-            ScopedDuration timed(sampled(state, score_[p].scoreDuration));
+            ScopedDuration timed(sampled(state, *nodes[i], score_[p].scoreDuration));
             return score_[p].score->score(state, pod, *nodes[i], out.raw(i, p));
           }();
           if (!s.isSuccess()) {

@@ -92,6 +92,31 @@ Run runPreFilter(const ipa::InterPodAffinity& plugin, const api::Pod& pod,
   return run;
 }
 
+// A topology index with one node per value of one key, to build counts from domain names.
+class Topology {
+ public:
+  explicit Topology(std::initializer_list<std::string_view> values, std::string_view key = "name") {
+    fw::NodeSlot slot = 0;
+    for (std::string_view value : values) index_.setNode(slot++, api::Labels{{key, value}});
+  }
+  fw::TopologyKey key(std::string_view key) const { return fw::TopologyKey(key, index_); }
+  fw::TopologyValue value(std::string_view value, std::string_view key = "name") const {
+    return {index_.column(key)->find(value), {}};
+  }
+  // PreFilter-made counts: n at each value of `key`.
+  ipa::TopologyToMatchedTermCount counts(
+      std::initializer_list<std::pair<std::string_view, std::int64_t>> values,
+      std::string_view key = "name") const {
+    ipa::TopologyToMatchedTermCount counts;
+    for (const auto& [value, n] : values)
+      counts.addToBase(this->key(key), this->value(value, key), n);
+    return counts;
+  }
+
+ private:
+  fw::TopologyIndex index_;
+};
+
 const ipa::PreFilterState& preFilterState(const fw::CycleState& state) {
   const auto* s = state.read<ipa::PreFilterState>(ipa::kPreFilterStateKey);
   BOOST_REQUIRE(s != nullptr);
@@ -862,13 +887,14 @@ BOOST_AUTO_TEST_CASE(TestPreFilterStateAddRemovePod) {
 }
 
 BOOST_AUTO_TEST_CASE(TestPreFilterStateClone) {
+  // The counts name their domains by the snapshot's topology values: one node per value of
+  // the "name" key here.
+  const Topology topology({"node1", "node2", "nodeA", "nodeC", "nodeN", "nodeM", "nodeZ"});
+  const fw::TopologyKey name = topology.key("name");
   ipa::PreFilterState source;
-  source.existingAntiAffinityCounts =
-      ipa::TopologyToMatchedTermCount({{{"name", "node1"}, 1}, {{"name", "node2"}, 1}});
-  source.affinityCounts =
-      ipa::TopologyToMatchedTermCount({{{"name", "nodeA"}, 1}, {{"name", "nodeC"}, 2}});
-  source.antiAffinityCounts =
-      ipa::TopologyToMatchedTermCount({{{"name", "nodeN"}, 3}, {{"name", "nodeM"}, 1}});
+  source.existingAntiAffinityCounts = topology.counts({{"node1", 1}, {"node2", 1}});
+  source.affinityCounts = topology.counts({{"nodeA", 1}, {"nodeC", 2}});
+  source.antiAffinityCounts = topology.counts({{"nodeN", 3}, {"nodeM", 1}});
 
   auto cloned = source.clone();
   BOOST_TEST(cloned.get() != static_cast<const fw::StateData*>(&source));
@@ -881,39 +907,77 @@ BOOST_AUTO_TEST_CASE(TestPreFilterStateClone) {
 
   // Not upstream: the clone shares its base with the source, so check that writes to one
   // never show through the other.
-  clone->affinityCounts.add("name", "nodeA", -1);
-  clone->affinityCounts.add("name", "nodeZ", 5);
+  clone->affinityCounts.add(name, topology.value("nodeA"), -1);
+  clone->affinityCounts.add(name, topology.value("nodeZ"), 5);
   BOOST_TEST(show(clone->affinityCounts.toMap()) ==
              show((CountMap{{{"name", "nodeC"}, 2}, {{"name", "nodeZ"}, 5}})));
   BOOST_TEST(show(source.affinityCounts.toMap()) ==
              show((CountMap{{{"name", "nodeA"}, 1}, {{"name", "nodeC"}, 2}})));
-  source.antiAffinityCounts.add("name", "nodeN", -3);
+  source.antiAffinityCounts.add(name, topology.value("nodeN"), -3);
   BOOST_TEST(source.antiAffinityCounts.size() == 1U);
   BOOST_TEST(clone->antiAffinityCounts.size() == 2U);
-  BOOST_TEST(clone->antiAffinityCounts.count("name", "nodeN") == 3);
+  BOOST_TEST(clone->antiAffinityCounts.count(name, topology.value("nodeN")) == 3);
 }
 
 // Not upstream: "map is empty" follows upstream's delete-at-zero rule exactly, also for
 // counts that go negative (RemovePod of a pod PreFilter never counted) and come back.
 BOOST_AUTO_TEST_CASE(TopologyToMatchedTermCountEmptiness) {
-  ipa::TopologyToMatchedTermCount counts(ipa::TopologyCountMap{{{"zone", "z1"}, 1}});
+  const Topology topology({"z1", "z2"}, "zone");
+  const fw::TopologyKey zone = topology.key("zone");
+  const auto z1 = topology.value("z1", "zone");
+  const auto z2 = topology.value("z2", "zone");
+  // Nodes without a slot: their zone is read from their labels (a request's own labels).
+  const fw::NodeInfo inZ1(std::make_shared<const api::Node>(MakeNode().label("zone", "z1").obj()));
+  const fw::NodeInfo inZ2(std::make_shared<const api::Node>(MakeNode().label("zone", "z2").obj()));
+  ipa::TopologyToMatchedTermCount counts = topology.counts({{"z1", 1}}, "zone");
   BOOST_TEST(!counts.empty());
-  counts.add("zone", "z1", -1);
+  counts.add(zone, z1, -1);
   BOOST_TEST(counts.empty());
-  BOOST_TEST(counts.count("zone", "z1") == 0);
-  counts.add("zone", "z2", -1);  // an entry of -1 is an entry
+  BOOST_TEST(counts.count(zone, z1) == 0);
+  counts.add(zone, z2, -1);  // an entry of -1 is an entry
   BOOST_TEST(counts.size() == 1U);
-  BOOST_TEST(!counts.anyPositiveOn(api::Labels{{"zone", "z2"}}));
-  counts.add("zone", "z2", 2);
-  BOOST_TEST(counts.anyPositiveOn(api::Labels{{"zone", "z2"}}));
-  BOOST_TEST(!counts.anyPositiveOn(api::Labels{{"zone", "z1"}}));
-  counts.add("zone", "z1", 1);
+  BOOST_TEST(!counts.anyPositiveOn(inZ2));
+  counts.add(zone, z2, 2);
+  BOOST_TEST(counts.anyPositiveOn(inZ2));
+  BOOST_TEST(!counts.anyPositiveOn(inZ1));
+  counts.add(zone, z1, 1);
   BOOST_TEST(counts.size() == 2U);
   BOOST_TEST(show(counts.toMap()) == show((CountMap{{{"zone", "z1"}, 1}, {{"zone", "z2"}, 1}})));
-  counts.add("zone", "z2", -1);
-  counts.add("zone", "z1", -1);
+  counts.add(zone, z2, -1);
+  counts.add(zone, z1, -1);
   BOOST_TEST(counts.empty());
   BOOST_TEST(counts.toMap().empty());
+}
+
+// Not upstream: a domain no node of the snapshot has (a node whose labels the request
+// overrides) is counted by its text, apart from the known domains, and under a key no node
+// of the snapshot has at all.
+BOOST_AUTO_TEST_CASE(TopologyToMatchedTermCountUnknownDomains) {
+  const Topology topology({"z1"}, "zone");
+  const fw::NodeInfo inZ9(
+      std::make_shared<const api::Node>(MakeNode().labels({{"zone", "z9"}, {"rack", "r1"}}).obj()));
+  const fw::NodeInfo inZ1(std::make_shared<const api::Node>(MakeNode().label("zone", "z1").obj()));
+  const fw::TopologyKey zone = topology.key("zone");
+  const fw::TopologyKey rack = topology.key("rack");
+  BOOST_TEST(rack.column() == nullptr);
+  const fw::TopologyValue z9 = zone.valueOf(inZ9);
+  BOOST_TEST(!z9.known());
+  BOOST_TEST(z9.present());
+  ipa::TopologyToMatchedTermCount counts = topology.counts({{"z1", 2}}, "zone");
+  counts.add(zone, z9, 1);
+  counts.add(rack, rack.valueOf(inZ9), 4);
+  BOOST_TEST(counts.count(zone, z9) == 1);
+  BOOST_TEST(counts.count(zone, zone.valueOf(inZ1)) == 2);
+  BOOST_TEST(counts.count(rack, rack.valueOf(inZ9)) == 4);
+  BOOST_TEST(counts.size() == 3U);
+  BOOST_TEST(show(counts.toMap()) ==
+             show((CountMap{{{"rack", "r1"}, 4}, {{"zone", "z1"}, 2}, {{"zone", "z9"}, 1}})));
+  counts.add(zone, zone.valueOf(inZ1), -2);
+  counts.add(zone, z9, -1);
+  BOOST_TEST(counts.anyPositiveOn(inZ9));  // through rack
+  counts.add(rack, rack.valueOf(inZ9), -4);
+  BOOST_TEST(!counts.anyPositiveOn(inZ9));
+  BOOST_TEST(counts.empty());
 }
 
 BOOST_AUTO_TEST_CASE(TestGetTPMapMatchingIncomingAffinityAntiAffinity) {

@@ -461,7 +461,8 @@ BOOST_AUTO_TEST_CASE(NormalizeScoreArithmetic) {
       {node("a", {{"k", "1"}}), node("b", {{"k", "2"}}), node("c", {{"k", "3"}})}, {});
   fw::CycleState state(lister);
   auto s = std::make_unique<ipa::PreScoreState>();
-  s->topologyScore.add(lister->getNodeInfo("a")->labels(), "k", 0);  // any entry: non-empty map
+  s->topologyScore.add(fw::TopologyKey("k", lister->topology()), *lister->getNodeInfo("a"),
+                       0);  // any entry: non-empty map
   state.write(ipa::kPreScoreStateKey, std::move(s));
   const fw::PodInfo pod = testing::podInfo(api::Pod{});
   const auto normalize = [&](std::vector<std::int64_t> raw) {
@@ -488,6 +489,30 @@ BOOST_AUTO_TEST_CASE(NormalizeScoreArithmetic) {
   BOOST_TEST(normalize({0, 2, 3}) == (std::vector<std::int64_t>{0, 66, 100}),
              boost::test_tools::per_element());
   BOOST_TEST(normalize({}).empty());
+}
+
+// Not upstream: scores sit at the snapshot's topology value ids; a node whose labels the
+// request overrides reads its domain from its own labels, and a domain no node of the
+// snapshot has scores by its text.
+BOOST_AUTO_TEST_CASE(TopologyScoreByValueIdAndByText) {
+  auto lister =
+      testing::FakeLister::make({node("a", {{"zone", "z1"}}), node("b", {{"zone", "z2"}})}, {});
+  const fw::TopologyKey zone("zone", lister->topology());
+  const fw::NodeInfo inZ2(std::make_shared<const api::Node>(node("x", {{"zone", "z2"}})));
+  const fw::NodeInfo inZ9(std::make_shared<const api::Node>(node("y", {{"zone", "z9"}})));
+  const fw::NodeInfo noZone(std::make_shared<const api::Node>(node("z", {{"rack", "r1"}})));
+  ipa::TopologyScore scores;
+  scores.add(zone, *lister->getNodeInfo("a"), 3);
+  scores.add(zone, *lister->getNodeInfo("b"), 5);
+  scores.add(zone, inZ9, 7);
+  scores.add(zone, noZone, 11);  // no zone: nothing
+  BOOST_TEST(scores.scoreFor(*lister->getNodeInfo("a")) == 3);
+  BOOST_TEST(scores.scoreFor(*lister->getNodeInfo("b")) == 5);
+  BOOST_TEST(scores.scoreFor(inZ2) == 5);
+  BOOST_TEST(scores.scoreFor(inZ9) == 7);
+  BOOST_TEST(scores.scoreFor(noZone) == 0);
+  BOOST_TEST(scores.toMap() == (std::map<std::string, std::map<std::string, std::int64_t>>{
+                                   {"zone", {{"z1", 3}, {"z2", 5}, {"z9", 7}}}}));
 }
 
 // Not upstream: +w and −w cancelling to 0 still leave an entry, so PreScore does not Skip.

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "scheduling/framework/types.hpp"
+
+namespace scheduling::framework {
+
+// Hands out one shared copy of each distinct AffinityTermLists among the cached pods. The
+// replicas of a Deployment or StatefulSet in one namespace parse to equal lists (their
+// namespaces resolved, matchLabelKeys already merged), so on S3's 150k pods 45k lists
+// become a few hundred. The pool only remembers lists (weak references): a list lives as
+// long as a pod holds it, and forgotten entries are swept once they outnumber live ones.
+//
+// Not thread-safe: the Cache calls it under its writer lock. Readers only ever see the
+// lists through the pods, which hold them strongly.
+class AffinityTermPool {
+ public:
+  // The pool's copy of lists equal to `lists`, which becomes that copy when there is none.
+  std::shared_ptr<AffinityTermLists> share(std::shared_ptr<AffinityTermLists> lists);
+
+  // Lists remembered, live or not (for tests).
+  std::size_t size() const { return size_; }
+
+ private:
+  void sweep();
+
+  std::unordered_map<std::size_t, std::vector<std::weak_ptr<AffinityTermLists>>> byHash_;
+  std::size_t size_ = 0;
+  std::size_t sweepAt_ = 1024;
+};
+
+}  // namespace scheduling::framework
