@@ -16,7 +16,7 @@ template <typename Columns>
 auto lowerBound(Columns& columns, std::string_view key) {
   return std::lower_bound(
       columns.begin(), columns.end(), key,
-      [](const TopologyIndex::Column& c, std::string_view k) { return c.key() < k; });
+      [](const TopologyIndex::Column& c, std::string_view k) { return c.key().compare(k) < 0; });
 }
 
 }  // namespace
