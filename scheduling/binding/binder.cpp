@@ -95,13 +95,15 @@ void Binder::stop() {
 }
 
 void Binder::bind(api::ExtenderBindingArgs args, Done done) {
-  ++pending_;
-  Done counted = [this, done = std::move(done)](api::ExtenderBindingResult result) {
-    --pending_;
-    done(std::move(result));
-  };
-  net::post(io_, [this, args = std::move(args), done = std::move(counted)]() mutable {
-    begin(std::move(args), std::move(done));
+  net::post(io_, [this, args = std::move(args), done = std::move(done)]() mutable {
+    // Counted here, on the binder's thread, in the same step that joins it to a binding of
+    // its pod already under way: whoever sees two pending for one pod knows the second waits
+    // beside the first, rather than being about to start a binding of its own.
+    ++pending_;
+    begin(std::move(args), [this, done = std::move(done)](api::ExtenderBindingResult result) {
+      --pending_;
+      done(std::move(result));
+    });
   });
 }
 

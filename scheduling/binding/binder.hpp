@@ -82,7 +82,8 @@ class Binder {
   // Binds the pod; `done` runs once, on the binder's thread, with the answer for /bind.
   // Thread-safe.
   void bind(api::ExtenderBindingArgs args, Done done);
-  // /binds not answered yet (a gauge): two for one pod wait for one binding.
+  // /binds the binder has taken up and not answered yet (a gauge): two for one pod wait for
+  // one binding.
   std::size_t numPending() const { return pending_.load(); }
 
  private:
