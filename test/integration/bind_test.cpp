@@ -6,6 +6,9 @@
 // sleeps, so it cannot pass by luck of timing.
 #include <rapidjson/document.h>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
@@ -39,6 +42,10 @@ using testing::kWebAntiAffinity;
 using testing::kWebNextToCache;
 constexpr auto metric = &testing::metricValue;
 using Cluster = testing::BurstCluster;
+// The bursts assert that no request waited out its pod in flight: the wait is long so that a
+// stalled loaded machine (a sanitized build beside another suite) cannot time out into a
+// stale answer. Every wait still ends with the placement it waits for.
+const std::string kLongInFlightWait = "--in-flight-wait=20s";
 
 // Every pod bound, by /bind (or the API server itself: 201), to the node the loop chose: what
 // the API server now says.
@@ -82,7 +89,7 @@ BOOST_DATA_TEST_CASE(a_burst_keeps_anti_affinity_and_spreads_zones,
                      boost::unit_test::data::make(kBurstCases), c) {
   testing::ApiServerDouble::Options options;
   options.bindingDelay = c.bindingDelay;
-  Cluster cluster(options);
+  Cluster cluster(options, {kLongInFlightWait});
   auto pods = cluster.pending("web-", 40, "web", kWebAntiAffinity);
   cluster.server.setWatchDelay(0ms, c.watchDelayMax, 7);
   if (c.stallWatch) cluster.server.stallWatches(true);
@@ -122,7 +129,7 @@ BOOST_DATA_TEST_CASE(a_burst_keeps_anti_affinity_and_spreads_zones,
 // Pods that must join the first one: each /filter needs the previous placements to know the
 // cache's zone and which nodes already hold a replica.
 BOOST_AUTO_TEST_CASE(pods_join_a_pod_placed_just_before) {
-  Cluster cluster;
+  Cluster cluster({}, {kLongInFlightWait});
   auto pods = cluster.pending("cache-", 1, "cache", "");
   const auto web = cluster.pending("web-", 15, "web", kWebNextToCache);
   pods.insert(pods.end(), web.begin(), web.end());
@@ -141,10 +148,9 @@ BOOST_AUTO_TEST_CASE(pods_join_a_pod_placed_just_before) {
 }
 
 // Without bindVerb kube-scheduler binds, and the extender learns the placement from the watch
-// alone: a request that depends on the previous pod waits for the watch to show it. The wait
-// is long here so that a slow (sanitized) build cannot time out into a stale answer.
+// alone: a request that depends on the previous pod waits for the watch to show it.
 BOOST_AUTO_TEST_CASE(without_bind_verb_dependent_requests_wait_for_the_watch) {
-  Cluster cluster({}, {"--in-flight-wait=20s"});
+  Cluster cluster({}, {kLongInFlightWait});
   const auto pods = cluster.pending("web-", 40, "web", kWebAntiAffinity);
   cluster.server.setWatchDelay(0ms, 30ms, 11);
   const auto outcomes =
@@ -263,12 +269,13 @@ BOOST_AUTO_TEST_CASE(a_bind_without_a_uid_binds_the_pod_it_names) {
 }
 
 BOOST_AUTO_TEST_CASE(an_unreachable_api_server_is_named) {
-  // A port nothing listens on: bound by the double, then freed.
-  std::uint16_t port = 0;
-  {
-    testing::ApiServerDouble gone({});
-    port = gone.port();
-  }
+  // A port nothing listens on: bound, never listened on, and held for the whole test, so that
+  // no other socket (the extender's own listener, a suite running beside) can take it.
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket held(io);
+  held.open(boost::asio::ip::tcp::v4());
+  held.bind({boost::asio::ip::make_address("127.0.0.1"), 0});
+  const std::uint16_t port = held.local_endpoint().port();
   const auto kubeconfig = std::filesystem::temp_directory_path() /
                           ("sx-bind-unreachable-" + std::to_string(::getpid()));
   std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\ncurrent-context: t\n"
