@@ -26,8 +26,10 @@ struct AnswerBody {
   class value_type {
    public:
     value_type() = default;
-    // An answer that is all its own bytes (implicit: most answers are just a string).
+    // An answer that is all its own bytes (implicit: most answers are just a string, or a
+    // literal such as "ok").
     value_type(std::string text) : text_(std::move(text)) {}  // NOLINT(google-explicit-constructor)
+    value_type(const char* text) : text_(text) {}             // NOLINT(google-explicit-constructor)
 
     // Appends bytes of its own / bytes that `keep` holds, which must outlive the body.
     void append(std::string_view own);

@@ -149,7 +149,7 @@ void bind(const RouterContext& c, const ExchangePtr& ex) {
 }
 
 void healthz(const RouterContext&, const ExchangePtr& ex) {
-  ex->answer({http::status::ok, std::string("ok"), "text/plain; charset=utf-8"});
+  ex->answer({http::status::ok, "ok", "text/plain; charset=utf-8"});
 }
 
 void readyz(const RouterContext& c, const ExchangePtr& ex) {
@@ -157,7 +157,7 @@ void readyz(const RouterContext& c, const ExchangePtr& ex) {
     return ex->answer(errorAnswer(http::status::service_unavailable, "cache not synced"));
   if (c.draining())
     return ex->answer(errorAnswer(http::status::service_unavailable, "shutting down"));
-  ex->answer({http::status::ok, std::string("ok"), "text/plain; charset=utf-8"});
+  ex->answer({http::status::ok, "ok", "text/plain; charset=utf-8"});
 }
 
 void metrics(const RouterContext& c, const ExchangePtr& ex) {
