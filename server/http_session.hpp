@@ -10,9 +10,9 @@
 #include <optional>
 #include <string>
 
-#include "scheduling/api/json/extender_args_stream.hpp"
 #include "server/logging.hpp"
 #include "server/session_context.hpp"
+#include "server/streamed_args.hpp"
 
 namespace server {
 
@@ -103,7 +103,7 @@ class HttpSession {
     buffer_.consume(buffered);
     if (context_.router.decodesExtenderArgs(parser_->get(),
                                             Caller{derived().hasClientCertificate()})) {
-      streamed_ = std::make_unique<scheduling::api::json::ExtenderArgsStreamDecoder>();
+      streamed_ = std::make_shared<StreamedArgs>(context_.compute, body);
       return readBodyStreaming(std::move(body), buffered);
     }
     net::async_read(
@@ -114,14 +114,16 @@ class HttpSession {
         });
   }
 
-  // An ExtenderArgs body arrives in steps, and the Nodes items completed by each step are
-  // decoded before the next, on this strand: that work overlaps the rest of the transfer
-  // instead of following it on the compute pool. Each step decodes at most one read's bytes,
-  // so the connections sharing this I/O thread wait no longer than that.
+  // An ExtenderArgs body is read in steps as large as the kernel has ready (up to 1 MB), and
+  // the Nodes items each step completes are decoded on the compute pool meanwhile
+  // (StreamedArgs): that work overlaps the transfer instead of following it.
   void readBodyStreaming(std::shared_ptr<std::string> body, std::size_t received) {
     namespace net = boost::asio;
-    streamed_->receive({body->data(), received});
-    if (received == body->size()) return acceptBody(*body);
+    if (received == body->size()) {
+      streamed_->stop();
+      return acceptBody(*body);
+    }
+    if (received > 0) streamed_->arrived(received);
     derived().stream().async_read_some(
         net::buffer(body->data() + received, std::min(kStreamedReadBytes, body->size() - received)),
         [self = derived().shared_from_this(), body, received](boost::beast::error_code ec,
@@ -200,8 +202,7 @@ class HttpSession {
     // A request held for a pod in flight keeps its place in computeInFlight until answered,
     // which bounds how many are held.
     auto run = [self = derived().shared_from_this(), request = std::move(shared), caller,
-                streamed = std::shared_ptr<scheduling::api::json::ExtenderArgsStreamDecoder>(
-                    std::move(streamed_)),
+                streamed = std::move(streamed_),
                 respond = std::move(respond)]() mutable {
       self->context_.router.handle(std::move(request), caller, std::move(streamed),
                                    [self, respond = std::move(respond)](Response response) {
@@ -243,7 +244,7 @@ class HttpSession {
 
   std::optional<http::request_parser<http::string_body>> parser_;
   // The ExtenderArgs of the body being read, decoded as it arrives (readBodyStreaming).
-  std::unique_ptr<scheduling::api::json::ExtenderArgsStreamDecoder> streamed_;
+  std::shared_ptr<StreamedArgs> streamed_;
   bool requestCounted_ = false;  // a request read is awaiting its answer (for the drain)
 };
 

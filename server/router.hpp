@@ -5,13 +5,13 @@
 #include <memory>
 #include <string_view>
 
-#include "scheduling/api/json/extender_args_stream.hpp"
 #include "scheduling/binding/binder.hpp"
 #include "scheduling/cache/cache.hpp"
 #include "scheduling/scheduler/in_flight_pods.hpp"
 #include "scheduling/scheduler/scheduler.hpp"
 #include "server/answer_body.hpp"
 #include "server/metrics.hpp"
+#include "server/streamed_args.hpp"
 
 namespace server {
 
@@ -48,7 +48,7 @@ struct Caller {
 class Router {
  public:
   using Respond = std::function<void(Response)>;
-  using Streamed = scheduling::api::json::ExtenderArgsStreamDecoder;
+  using Streamed = StreamedArgs;
 
   explicit Router(RouterContext context) : context_(std::move(context)) {}
 

@@ -15,8 +15,8 @@ namespace server {
 inline constexpr std::size_t kReadChunkBytes = 64 * 1024;
 // Bodies at least this large, of known length, bypass the parser (HttpSession::readBody).
 inline constexpr std::size_t kDirectReadBytes = 1024 * 1024;
-// The most one read of an ExtenderArgs body takes before the items in it are decoded
-// (HttpSession::readBodyStreaming).
+// The most one read of an ExtenderArgs body takes (HttpSession::readBodyStreaming); the pool
+// decodes the items it completes while the next read waits for the kernel.
 inline constexpr std::size_t kStreamedReadBytes = 1024 * 1024;
 
 // What every connection shares: the router, the compute pool and the admission counters.

@@ -25,6 +25,9 @@ class ExtenderArgsStreamDecoder {
   // api::DecodeError as decodeExtenderArgs does.
   ExtenderArgs finish(std::string_view body);
 
+  // The items decoded so far; 0 once it has given up on decoding them apart.
+  std::size_t decodedNodes() const { return nodes_.size(); }
+
   // After finish(): the items it took from the decoding done while the body arrived; 0 when
   // it decoded the whole body (for logs and tests).
   std::size_t streamedNodes() const { return streamedNodes_; }
