@@ -39,13 +39,17 @@ bool StreamedArgs::decodeStep() {
   const std::size_t upTo = std::min(received, decoded + kStepBytes);
   decoder_.receive({bytes_, upTo});
   decodedBytes_.store(upTo);
-  streamedNodes_.store(decoder_.decodedNodes(), std::memory_order_relaxed);
   return true;
 }
 
 void StreamedArgs::stop() {
   stopped_.store(true);
   const std::lock_guard waitForTheStepInProgress(decoding_);
+}
+
+std::size_t StreamedArgs::streamedNodes() const {
+  const std::lock_guard lock(decoding_);
+  return decoder_.decodedNodes();
 }
 
 scheduling::api::ExtenderArgs StreamedArgs::finish(std::string_view body) {

@@ -41,8 +41,9 @@ class StreamedArgs : public std::enable_shared_from_this<StreamedArgs> {
   // (it throws the same errors). After stop().
   scheduling::api::ExtenderArgs finish(std::string_view body);
 
-  // The Nodes items decoded while the body arrived (for the request's log line).
-  std::size_t streamedNodes() const { return streamedNodes_.load(std::memory_order_relaxed); }
+  // The Nodes items decoded while the body arrived (for the request's log line); waits for a
+  // step in progress.
+  std::size_t streamedNodes() const;
 
  private:
   void decodeOnPool();
@@ -50,14 +51,13 @@ class StreamedArgs : public std::enable_shared_from_this<StreamedArgs> {
 
   boost::asio::thread_pool& compute_;
   std::shared_ptr<std::string> body_;
-  const char* const bytes_;  // the body's buffer, whoever owns the string by then
-  std::mutex decoding_;      // held by a step on the pool, by stop() and by finish()
+  const char* const bytes_;      // the body's buffer, whoever owns the string by then
+  mutable std::mutex decoding_;  // held by a step on the pool, stop(), finish(), streamedNodes()
   scheduling::api::json::ExtenderArgsStreamDecoder decoder_;
   std::atomic<std::size_t> received_{0};
   std::atomic<std::size_t> decodedBytes_{0};  // handed to the decoder; written under decoding_
-  std::atomic<bool> scheduled_{false};  // a decodeOnPool() is queued or running
+  std::atomic<bool> scheduled_{false};        // a decodeOnPool() is queued or running
   std::atomic<bool> stopped_{false};
-  std::atomic<std::size_t> streamedNodes_{0};
 };
 
 }  // namespace server

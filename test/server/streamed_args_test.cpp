@@ -6,6 +6,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -42,6 +43,16 @@ void arriveAllButTheLastByte(StreamedArgs& streamed, std::size_t size, std::size
   streamed.arrived(size - 1);
 }
 
+// Stops the pool as the session does once the body is whole, then finishes: what differs
+// from decoding the body whole, empty when nothing does.
+std::string finishDiffersFromTheWholeDecode(StreamedArgs& streamed, const std::string& body) {
+  streamed.stop();
+  const auto got = testing::decodeArgs([&] { return streamed.finish(body); });
+  const auto whole =
+      testing::decodeArgs([&] { return scheduling::api::json::decodeExtenderArgs(body); });
+  return testing::decodeDifference(got, whole);
+}
+
 bool waitFor(const std::function<bool()>& done) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (!done()) {
@@ -55,19 +66,14 @@ BOOST_AUTO_TEST_SUITE(streamed_args)
 
 BOOST_AUTO_TEST_CASE(the_pool_decodes_the_items_before_the_body_is_whole) {
   boost::asio::thread_pool pool(2);
-  const std::string want = manyNodesRequest(400);
-  auto body = std::make_shared<std::string>(want);
+  auto body = std::make_shared<std::string>(manyNodesRequest(400));
   auto streamed = std::make_shared<StreamedArgs>(pool, body);
   arriveAllButTheLastByte(*streamed, body->size(), 64 * 1024);
   // The last item ends before the last byte (the body's closing braces follow it).
-  const std::size_t items = itemsOf(want);
+  const std::size_t items = itemsOf(*body);
   BOOST_TEST_REQUIRE(waitFor([&] { return streamed->streamedNodes() == items; }),
                      streamed->streamedNodes() << " of " << items << " items decoded early");
-  streamed->stop();
-  const auto got = testing::decodeArgs([&] { return streamed->finish(*body); });
-  const auto whole =
-      testing::decodeArgs([&] { return scheduling::api::json::decodeExtenderArgs(*body); });
-  BOOST_TEST(testing::decodeDifference(got, whole) == "");
+  BOOST_TEST(finishDiffersFromTheWholeDecode(*streamed, *body) == "");
   pool.join();
 }
 
@@ -83,11 +89,7 @@ BOOST_AUTO_TEST_CASE(finish_gives_the_whole_decode_wherever_the_pool_was) {
         auto body = std::make_shared<std::string>(text);
         auto streamed = std::make_shared<StreamedArgs>(pool, body);
         arriveAllButTheLastByte(*streamed, body->size(), read);
-        streamed->stop();
-        const auto got = testing::decodeArgs([&] { return streamed->finish(*body); });
-        const auto whole =
-            testing::decodeArgs([&] { return scheduling::api::json::decodeExtenderArgs(*body); });
-        BOOST_TEST(testing::decodeDifference(got, whole) == "");
+        BOOST_TEST(finishDiffersFromTheWholeDecode(*streamed, *body) == "");
       }
     }
   }
