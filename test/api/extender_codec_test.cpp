@@ -433,6 +433,44 @@ const NamedBody kNodeNamesBodies[] = {
     {"NodeNames inside the pod", R"({"Pod":{"NodeNames":["a"]},"NodeNames":["b"]})"},
 };
 
+// --- label maps: the fast path against the decode event by event ---
+
+// A label map as the Pod's labels and as a sent Node's: the two label schemas.
+std::string withLabels(const std::string& value) {
+  return R"({"Pod":{"metadata":{"name":"p","labels":)" + value +
+         R"(}},"Nodes":{"items":[{"metadata":{"labels":)" + value + R"(,"name":"n"}}]}})";
+}
+
+const NamedBody kLabelsBodies[] = {
+    // Taken by the fast path.
+    {"plain", withLabels(R"({"app":"web","topology.kubernetes.io/zone":"us-east-1a","e":""})")},
+    {"empty", withLabels("{}")},
+    {"whitespace everywhere", withLabels(" { \"a\" :\n\"1\" ,\t\"b\":\"2\" } ")},
+    {"a duplicate key", withLabels(R"({"a":"1","b":"2","a":"3"})")},
+    {"non-ASCII", withLabels("{\"k\xc3\xa9\":\"\xf0\x9f\x98\x80\"}")},
+    // Decoded event by event, or refused alike.
+    {"null", withLabels("null")},
+    {"an escape in a key", withLabels(R"({"a":"1","b\"c":"2"})")},
+    {"an escape in a value", withLabels(R"({"a":"1","b":"\u00e9"})")},
+    {"a lone surrogate", withLabels(R"({"a":"\ud800"})")},
+    {"invalid UTF-8 in a key", withLabels("{\"\xff\":\"1\"}")},
+    {"invalid UTF-8 in a value", withLabels("{\"a\":\"\xc3\"}")},
+    {"a raw control character", withLabels("{\"a\":\"\x01\"}")},
+    {"a null value", withLabels(R"({"a":"1","b":null})")},
+    {"a number value", withLabels(R"({"a":1})")},
+    {"an object value", withLabels(R"({"a":{"b":"c"}})")},
+    {"an array", withLabels(R"(["a"])")},
+    {"a string", withLabels(R"("a")")},
+    {"no colon", withLabels(R"({"a" "1"})")},
+    {"a trailing comma", withLabels(R"({"a":"1",})")},
+    {"a bracket for a brace", withLabels(R"({"a":"1"])")},
+    {"two commas", withLabels(R"({"a":"1",,"b":"2"})")},
+    {"the document ends in the map", R"({"Pod":{"metadata":{"labels":{"a":"1",)"},
+    {"labels twice, merged", R"({"Pod":{"metadata":{"labels":{"a":"1","b":"2"},)"
+                             R"("Labels":{"b":"3"}}}})"},
+    {"null, then labels", R"({"Pod":{"metadata":{"labels":null,"labels":{"a":"1"}}}})"},
+};
+
 // `s` as RapidJSON's Writer writes a string.
 std::string writerQuoted(std::string_view s) {
   rapidjson::StringBuffer buffer;
@@ -710,38 +748,41 @@ BOOST_DATA_TEST_CASE(NodeNamesFastPathAgreesWithEventByEvent,
   BOOST_TEST(fastPathDifference(c.body) == "", c.name);
 }
 
+// One thing to put into a string, and whether the string is still plain (a fast path takes
+// it) with it.
+const std::pair<std::string, bool> kStringInserts[] = {
+    {R"(\n)", false},
+    {R"(\")", false},
+    {R"(\\)", false},
+    {R"(\/)", false},
+    {R"(\u00e9)", false},
+    {R"(\ud83d\ude00)", false},
+    {R"(\ud800)", false},
+    {R"(\udc00)", false},
+    {R"(\u0000)", false},
+    {R"(\x)", false},
+    {"\\", false},
+    {"\x01", false},
+    {"\t", false},
+    {std::string(1, '\0'), false},
+    {"\"", false},
+    {"\xff", false},
+    {"\xc3", false},
+    {"\xed\xa0\x80", false},
+    {"\xf4\x90\x80\x80", false},
+    {"\x7f", true},
+    {" ", true},
+    {"\xc3\xa9", true},
+    {"\xf0\x9f\x98\x80", true},
+};
+
 // A name with one thing in it at each position, around the 8- and 16-byte steps of the
 // scans: the fast path takes it when it is plain, else the decode event by event does, and
 // the two agree.
 BOOST_AUTO_TEST_CASE(NodeNamesWithAnythingAtEveryPosition) {
-  const std::pair<std::string, bool> inserts[] = {
-      {R"(\n)", false},
-      {R"(\")", false},
-      {R"(\\)", false},
-      {R"(\/)", false},
-      {R"(\u00e9)", false},
-      {R"(\ud83d\ude00)", false},
-      {R"(\ud800)", false},
-      {R"(\udc00)", false},
-      {R"(\u0000)", false},
-      {R"(\x)", false},
-      {"\\", false},
-      {"\x01", false},
-      {"\t", false},
-      {std::string(1, '\0'), false},
-      {"\"", false},
-      {"\xff", false},
-      {"\xc3", false},
-      {"\xed\xa0\x80", false},
-      {"\xf4\x90\x80\x80", false},
-      {"\x7f", true},
-      {" ", true},
-      {"\xc3\xa9", true},
-      {"\xf0\x9f\x98\x80", true},
-  };
   for (std::size_t size = 0; size <= 40; ++size) {
     for (std::size_t at = 0; at <= size; ++at) {
-      for (const auto& [insert, plain] : inserts) {
+      for (const auto& [insert, plain] : kStringInserts) {
         std::string name(size, 'a');
         name.insert(at, insert);
         const std::string body = withNodeNames(R"(["n1",")" + name + R"(","n3"])");
@@ -773,15 +814,16 @@ BOOST_AUTO_TEST_CASE(NodeNamesInBodiesCutAtEveryByte) {
 }
 
 // Bodies changed at seeded random places by bytes that matter to the scans.
-BOOST_AUTO_TEST_CASE(NodeNamesInMutatedBodies) {
+BOOST_AUTO_TEST_CASE(FastPathsInMutatedBodies) {
   const std::string bases[] = {
       R"({"Pod":{"metadata":{"name":"p"}},"NodeNames":["node-a1", "n\u00e9","ip-10-16-19-137.ec2.internal"] ,"nodenames":null})",
       R"({"NodeNames":["a","0123456789abcdef0123456789"],"Pod":{},"Nodes":{"items":[{"metadata":{"name":"x"}}]}})",
+      withLabels(R"({"app":"web","topology.kubernetes.io/zone":"us-east-1a", "x" : "\u00e9"})"),
   };
   const std::string bytes = std::string("\"\\,[]{}: \n\tnul0aA\x01\x7f\x80\xc3\xa9\xff") + '\0';
   std::mt19937 random(3);
   for (int round = 0; round < 20000; ++round) {
-    std::string body = bases[random() % 2];
+    std::string body = bases[random() % std::size(bases)];
     for (unsigned edits = 1 + random() % 3; edits > 0; --edits) {
       const std::size_t at = random() % body.size();
       const char byte = bytes[random() % bytes.size()];
@@ -798,6 +840,38 @@ BOOST_AUTO_TEST_CASE(NodeNamesInMutatedBodies) {
       }
     }
     BOOST_TEST_REQUIRE(fastPathDifference(body) == "", "round " << round << ": " << body);
+  }
+}
+
+BOOST_DATA_TEST_CASE(LabelsFastPathAgreesWithEventByEvent,
+                     boost::unit_test::data::make(kLabelsBodies), c) {
+  BOOST_TEST(fastPathDifference(c.body) == "", c.name);
+}
+
+// A label key or value with one thing in it at each position: the same decode by either path,
+// and a plain one is there.
+BOOST_AUTO_TEST_CASE(LabelsWithAnythingAtEveryPosition) {
+  for (std::size_t size = 0; size <= 40; ++size) {
+    for (std::size_t at = 0; at <= size; ++at) {
+      for (const auto& [insert, plain] : kStringInserts) {
+        std::string text(size, 'a');
+        text.insert(at, insert);
+        for (const bool inKey : {true, false}) {
+          const std::string key = inKey ? text : "k";
+          const std::string value = inKey ? "v" : text;
+          const std::string body =
+              withLabels(R"({"x":"1",")" + key + R"(":")" + value + R"(","z":"3"})");
+          BOOST_TEST_REQUIRE(fastPathDifference(body) == "",
+                             "size " << size << ", at " << at << ": " << body);
+          if (!plain) continue;
+          const ExtenderArgs args = decodeExtenderArgs(body);
+          BOOST_TEST_REQUIRE(
+              (args.pod.metadata.labels.get(key) == std::optional<std::string_view>(value)));
+          BOOST_TEST_REQUIRE(args.pod.metadata.labels.size() == 3u);
+          BOOST_TEST_REQUIRE((args.nodes->front().labels == args.pod.metadata.labels));
+        }
+      }
+    }
   }
 }
 

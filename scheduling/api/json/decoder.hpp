@@ -16,8 +16,8 @@ namespace scheduling::api::json {
 // RapidJSON's SAX Reader: no document tree is built, members outside the tables are stepped
 // over by the ValueScanner (the Reader only sees a stand-in `null`), and every value that is
 // read lands in its C++ place directly. So a request costs what the framework keeps, plus
-// one pass over the bytes. A member whose schema has a fast path (Schema::take: NodeNames)
-// is read whole from the bytes ahead when it can be, behind the same stand-in.
+// one pass over the bytes. A member whose schema has a fast path (Schema::take: NodeNames, label
+// maps) is read whole from the bytes ahead when it can be, behind the same stand-in.
 //
 // Semantics follow Go's encoding/json decoding into the upstream structs: member names match
 // ignoring case, unknown members are ignored, `null` leaves a member absent (or empty),

@@ -15,9 +15,9 @@ namespace scheduling::api::json {
 
 // `body` must outlive the result: SentNode::raw and NodeNames point into it.
 ExtenderArgs decodeExtenderArgs(std::string_view body);
-// decodeExtenderArgs without its fast path (NodeNames read whole from the body, see
-// readPlainStrings): every value decoded event by event, into the same arguments or the same
-// error, slower. The tests and the fuzz target hold the fast path to it.
+// decodeExtenderArgs without its fast paths (NodeNames and label maps read whole from the
+// body, see plain_strings.hpp): every value decoded event by event, into the same arguments
+// or the same error, slower. The tests and the fuzz target hold the fast paths to it.
 ExtenderArgs decodeExtenderArgsEventByEvent(std::string_view body);
 ExtenderPreemptionArgs decodeExtenderPreemptionArgs(std::string_view body);
 // PodName, PodNamespace and Node are required object names: a binding that names no pod or no

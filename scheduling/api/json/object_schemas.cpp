@@ -1,6 +1,7 @@
 #include "scheduling/api/json/object_schemas.hpp"
 
 #include "scheduling/api/extender_types.hpp"
+#include "scheduling/api/json/plain_strings.hpp"
 #include "scheduling/api/match_label_keys.hpp"
 #include "scheduling/api/namespace.hpp"
 #include "scheduling/api/node.hpp"
@@ -20,13 +21,23 @@ void putLabel(void* labels, std::string_view key, std::string_view value) {
   static_cast<Labels*>(labels)->set(key, value);
 }
 
-void finishLabels(Decoder& /*decoder*/, void* labels) { static_cast<Labels*>(labels)->shrinkToFit(); }
+void finishLabels(Decoder& /*decoder*/, void* labels) {
+  static_cast<Labels*>(labels)->shrinkToFit();
+}
+
+// The fast path: labels that need no unescaping (nearly all) are read straight from the bytes.
+std::size_t takeLabels(std::string_view bytes, void* labels) {
+  const std::size_t taken = readPlainStringMap(bytes, labels, &putLabel);
+  if (taken > 0) static_cast<Labels*>(labels)->shrinkToFit();
+  return taken;
+}
 
 constexpr Schema kLabels{.type = SchemaType::Map,
                          .expected = "an object of strings",
                          .finish = &finishLabels,
                          .element = &kString,
-                         .put = &putLabel};
+                         .put = &putLabel,
+                         .take = &takeLabels};
 
 // --- label selectors ---
 
@@ -145,10 +156,15 @@ constexpr Field kNamespaceFields[] = {
 
 // The labels of a Node sent in ExtenderArgs live only as long as the request: not worth
 // shrinking.
+std::size_t takeSentLabels(std::string_view bytes, void* labels) {
+  return readPlainStringMap(bytes, labels, &putLabel);
+}
+
 constexpr Schema kSentLabels{.type = SchemaType::Map,
                              .expected = "an object of strings",
                              .element = &kString,
-                             .put = &putLabel};
+                             .put = &putLabel,
+                             .take = &takeSentLabels};
 
 }  // namespace
 
