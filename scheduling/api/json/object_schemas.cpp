@@ -26,8 +26,13 @@ void finishLabels(Decoder& /*decoder*/, void* labels) {
 }
 
 // The fast path: labels that need no unescaping (nearly all) are read straight from the bytes.
+std::size_t takePlainLabels(std::string_view bytes, void* labels) {
+  return readPlainStringMap(bytes, labels, &putLabel);
+}
+
+// Kept labels are shrunk once read, as finishLabels does after the decode event by event.
 std::size_t takeLabels(std::string_view bytes, void* labels) {
-  const std::size_t taken = readPlainStringMap(bytes, labels, &putLabel);
+  const std::size_t taken = takePlainLabels(bytes, labels);
   if (taken > 0) static_cast<Labels*>(labels)->shrinkToFit();
   return taken;
 }
@@ -156,15 +161,11 @@ constexpr Field kNamespaceFields[] = {
 
 // The labels of a Node sent in ExtenderArgs live only as long as the request: not worth
 // shrinking.
-std::size_t takeSentLabels(std::string_view bytes, void* labels) {
-  return readPlainStringMap(bytes, labels, &putLabel);
-}
-
 constexpr Schema kSentLabels{.type = SchemaType::Map,
                              .expected = "an object of strings",
                              .element = &kString,
                              .put = &putLabel,
-                             .take = &takeSentLabels};
+                             .take = &takePlainLabels};
 
 }  // namespace
 

@@ -29,7 +29,8 @@ std::size_t expectedCount(const char* first, const char* last, const char* end) 
   return std::min(kMostReserved, static_cast<std::size_t>(end - first) / stride + 1);
 }
 
-// The plain string that `p` starts at (its opening quote), or nothing; *p is then past it.
+// The plain string that `p` starts at (its opening quote), moving `p` past it; nothing, and
+// `p` unmoved, when the string is not plain or `p` is not at a string.
 std::optional<std::string_view> readPlainString(const char*& p, const char* end) {
   if (p == end || *p != '"') return std::nullopt;
   const char* const first = p + 1;

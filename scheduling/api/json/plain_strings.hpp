@@ -27,9 +27,8 @@ PlainStrings readPlainStrings(std::string_view bytes);
 // Reads `: { "…" : "…" , … }` at the start of `bytes` on the same terms, a label map (the
 // labels of every Node and Pod in a request: 40 strings per Node of a typical cluster, most of
 // what the decoder keeps). Each key and value goes to `put` as it is read, and the bytes read
-// are returned; 0 when the value is anything else. A map left half-read has had its first
-// entries put: the decode event by event then puts them again, in the same order, to the same
-// effect.
+// are returned; 0 when the value is anything else (a map given up part-way has had its first
+// entries put, as Schema::take allows).
 std::size_t readPlainStringMap(std::string_view bytes, void* map,
                                void (*put)(void* map, std::string_view key,
                                            std::string_view value));

@@ -64,7 +64,8 @@ struct Schema {
   // the Field's access(), and says how many bytes that took. It takes only values it is
   // certain of: 0 leaves the bytes as they are for the ordinary decode, event by event, which
   // then gives what it gives today, errors included. Whatever it takes, the ordinary decode
-  // would have decoded to the same.
+  // would have decoded to the same. One that gives up part-way may leave in the target only
+  // what the ordinary decode then writes again (a map's first entries, put again in order).
   std::size_t (*take)(std::string_view bytes, void* target) = nullptr;
 };
 
