@@ -154,28 +154,49 @@ bool podMatchesAllAffinityTerms(const std::vector<fw::AffinityTerm>& terms, cons
   return true;
 }
 
-void PreFilterState::updateWithPod(const fw::PodInfo& updated, const fw::NodeInfo& node,
-                                   std::int64_t multiplier) {
+template <typename Fn>
+void PreFilterState::forEachCountOf(const fw::PodInfo& updated, Fn fn) const {
   const api::Pod& pod = incoming->podInfo.pod();
   // The updated pod's anti-affinity terms against the incoming pod (existing-pods check).
   for (const auto& term : updated.requiredAntiAffinityTerms()) {
     if (!term.matches(pod, incoming->namespaceLabels)) continue;
-    const fw::TopologyKey key(term.topologyKey, *incoming->topology);
-    existingAntiAffinityCounts.add(key, key.valueOf(node), multiplier);
+    if (!fn(&PreFilterState::existingAntiAffinityCounts,
+            fw::TopologyKey(term.topologyKey, *incoming->topology)))
+      return;
   }
   // The incoming pod's terms against the updated pod.
   const auto& affinityTerms = incoming->podInfo.requiredAffinityTerms();
   if (podMatchesAllAffinityTerms(affinityTerms, updated.pod())) {
     for (const fw::TopologyKey& key : incoming->affinityKeys) {
-      affinityCounts.add(key, key.valueOf(node), multiplier);
+      if (!fn(&PreFilterState::affinityCounts, key)) return;
     }
   }
   const auto& antiAffinityTerms = incoming->podInfo.requiredAntiAffinityTerms();
   for (std::size_t i = 0; i < antiAffinityTerms.size(); ++i) {
     if (!antiAffinityTerms[i].matches(updated.pod(), kNoLabels)) continue;
-    const fw::TopologyKey& key = incoming->antiAffinityKeys[i];
-    antiAffinityCounts.add(key, key.valueOf(node), multiplier);
+    if (!fn(&PreFilterState::antiAffinityCounts, incoming->antiAffinityKeys[i])) return;
   }
+}
+
+void PreFilterState::updateWithPod(const fw::PodInfo& updated, const fw::NodeInfo& node,
+                                   std::int64_t multiplier) {
+  forEachCountOf(
+      updated, [&](TopologyToMatchedTermCount PreFilterState::*counts, const fw::TopologyKey& key) {
+        (this->*counts).add(key, key.valueOf(node), multiplier);
+        return true;
+      });
+}
+
+bool PreFilterState::updateLeavesCountsUnchanged(const fw::PodInfo& updated,
+                                                 const fw::NodeInfo& node) const {
+  bool unchanged = true;
+  forEachCountOf(updated, [&](TopologyToMatchedTermCount PreFilterState::* /*counts*/,
+                              const fw::TopologyKey& key) {
+    // add() changes nothing at a node without the key.
+    unchanged = !key.valueOf(node).present();
+    return unchanged;
+  });
+  return unchanged;
 }
 
 // --- PreFilter maps through the indexes ----------------------------------------------------
@@ -285,6 +306,14 @@ fw::Status InterPodAffinity::addPod(fw::CycleState& state, const fw::PodInfo& /*
   return {};
 }
 
+bool InterPodAffinity::addPodLeavesStateUnchanged(const fw::CycleState& state,
+                                                  const fw::PodInfo& /*podToSchedule*/,
+                                                  const fw::PodInfo& podToAdd,
+                                                  const fw::NodeInfo& node) const {
+  const auto* s = state.read<PreFilterState>(kPreFilterStateKey);
+  return s != nullptr && s->updateLeavesCountsUnchanged(podToAdd, node);
+}
+
 fw::Status InterPodAffinity::removePod(fw::CycleState& state, const fw::PodInfo& /*podToSchedule*/,
                                        const fw::PodInfo& podToRemove,
                                        const fw::NodeInfo& node) const {
@@ -335,14 +364,15 @@ fw::Status InterPodAffinity::filter(const fw::CycleState& state, const fw::PodIn
   if (s == nullptr) return missingPreFilterState();
   if (!satisfyPodAffinity(*s, node)) {
     return fw::Status(fw::Code::UnschedulableAndUnresolvable,
-                      std::string(kErrReasonAffinityRulesNotMatch));
+                      fw::StaticReason{kErrReasonAffinityRulesNotMatch});
   }
   if (!satisfyPodAntiAffinity(*s, node)) {
-    return fw::Status(fw::Code::Unschedulable, std::string(kErrReasonAntiAffinityRulesNotMatch));
+    return fw::Status(fw::Code::Unschedulable,
+                      fw::StaticReason{kErrReasonAntiAffinityRulesNotMatch});
   }
   if (!satisfyExistingPodsAntiAffinity(*s, node)) {
     return fw::Status(fw::Code::Unschedulable,
-                      std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
+                      fw::StaticReason{kErrReasonExistingAntiAffinityRulesNotMatch});
   }
   return {};
 }

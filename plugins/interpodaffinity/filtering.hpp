@@ -135,6 +135,16 @@ class PreFilterState final : public scheduling::framework::StateData {
   // updateWithPod: the pod is added (+1) or removed (-1) on `node`.
   void updateWithPod(const scheduling::framework::PodInfo& updated,
                      const scheduling::framework::NodeInfo& node, std::int64_t multiplier);
+  // Whether updateWithPod(updated, node, ±1) would change no count: no term matches, or the
+  // node lacks the topology key of every term that does.
+  bool updateLeavesCountsUnchanged(const scheduling::framework::PodInfo& updated,
+                                   const scheduling::framework::NodeInfo& node) const;
+
+ private:
+  // The counts updateWithPod changes for `updated`, in its order: fn(counts, key) for each
+  // (pointer to member, term's topology key), until fn returns false.
+  template <typename Fn>
+  void forEachCountOf(const scheduling::framework::PodInfo& updated, Fn fn) const;
 };
 
 // podMatchesAllAffinityTerms: false for no terms, else every term matches with nil

@@ -43,6 +43,10 @@ class InterPodAffinity final : public scheduling::framework::PreFilterPlugin,
                                        const scheduling::framework::PodInfo& podToSchedule,
                                        const scheduling::framework::PodInfo& podToAdd,
                                        const scheduling::framework::NodeInfo& node) const override;
+  bool addPodLeavesStateUnchanged(const scheduling::framework::CycleState& state,
+                                  const scheduling::framework::PodInfo& podToSchedule,
+                                  const scheduling::framework::PodInfo& podToAdd,
+                                  const scheduling::framework::NodeInfo& node) const override;
   scheduling::framework::Status removePod(
       scheduling::framework::CycleState& state, const scheduling::framework::PodInfo& podToSchedule,
       const scheduling::framework::PodInfo& podToRemove,
@@ -50,6 +54,8 @@ class InterPodAffinity final : public scheduling::framework::PreFilterPlugin,
   scheduling::framework::Status filter(const scheduling::framework::CycleState& state,
                                        const scheduling::framework::PodInfo& pod,
                                        const scheduling::framework::NodeInfo& node) const override;
+  // Filter reads the node's labels and the PreFilter state only.
+  bool filterReadsNodePods() const override { return false; }
 
   // PreScore / Score / NormalizeScore (scoring.cpp).
   scheduling::framework::Status preScore(

@@ -32,6 +32,15 @@ class PreFilterExtensions {
                         const NodeInfo& node) const = 0;
   virtual Status removePod(CycleState& state, const PodInfo& podToSchedule,
                            const PodInfo& podToRemove, const NodeInfo& node) const = 0;
+  // Whether addPod(podToAdd) would leave `state` exactly as it is. Most nominated pods select
+  // nothing the incoming pod is concerned with: the runtime then filters the node once instead
+  // of copying the state for them (runFilterPluginsWithNominatedPods). False is always right.
+  virtual bool addPodLeavesStateUnchanged(const CycleState& /*state*/,
+                                          const PodInfo& /*podToSchedule*/,
+                                          const PodInfo& /*podToAdd*/,
+                                          const NodeInfo& /*node*/) const {
+    return false;
+  }
 };
 
 class PreFilterPlugin : public virtual Plugin {
@@ -46,6 +55,10 @@ class FilterPlugin : public virtual Plugin {
  public:
   virtual Status filter(const CycleState& state, const PodInfo& pod,
                         const NodeInfo& node) const = 0;
+  // Whether the verdict may depend on the pods of the NodeInfo given (upstream's
+  // NodeResourcesFit, say), rather than on the CycleState and the Node object alone, as
+  // InterPodAffinity's does. True is always right.
+  virtual bool filterReadsNodePods() const { return true; }
 };
 
 class PreScorePlugin : public virtual Plugin {

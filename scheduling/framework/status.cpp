@@ -22,7 +22,13 @@ std::string_view codeName(Code code) {
   return "Unknown";
 }
 
+std::vector<std::string_view> Status::reasons() const {
+  if (!staticReason_.empty()) return {staticReason_};
+  return {reasons_.begin(), reasons_.end()};
+}
+
 std::string Status::message() const {
+  if (!staticReason_.empty()) return std::string(staticReason_);
   std::string joined;
   for (const auto& reason : reasons_) {
     if (!joined.empty()) joined += ", ";

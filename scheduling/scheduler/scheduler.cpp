@@ -333,7 +333,7 @@ Explanation Scheduler::explain(const api::ExtenderArgs& args) {
     }
     const std::size_t known = k++;
     if (!run.preFilter.isSuccess()) {
-      node.filter.push_back({run.preFilter.plugin(), run.preFilter});
+      node.filter.push_back({std::string(run.preFilter.plugin()), run.preFilter});
       continue;
     }
     for (auto& [plugin, status] : run.traces[known]) node.filter.push_back({plugin, status});

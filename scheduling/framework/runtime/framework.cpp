@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
-#include <optional>
 
 namespace scheduling::framework::runtime {
 
@@ -110,6 +109,7 @@ Framework::Framework(const config::Configuration& configuration, const Registry&
     }
     filter_.push_back({plugin, dynamic_cast<const PreFilterPlugin*>(plugin.get()), filter});
     filter_.back().hints = dynamic_cast<const PlacementHints*>(plugin.get());
+    filtersReadNodePods_ = filtersReadNodePods_ || filter->filterReadsNodePods();
   }
   for (std::size_t i = 0; i < configuration.score.size(); ++i) {
     const auto& ref = configuration.score[i];
@@ -176,7 +176,7 @@ Status Framework::runPreFilterPlugins(CycleState& state, const PodInfo& pod,
       continue;
     }
     if (s.isSuccess()) continue;
-    s.withPlugin(std::string(e.owner->name()));
+    s.withPlugin(e.owner->name());
     if (s.code() == Code::UnschedulableAndUnresolvable) return s;
     if (s.code() == Code::Unschedulable) {
       // Keep running the others (#119779): their state may still be needed.
@@ -184,7 +184,7 @@ Status Framework::runPreFilterPlugins(CycleState& state, const PodInfo& pod,
       continue;
     }
     return wrapError("running PreFilter plugin " + quoted(e.owner->name()), s)
-        .withPlugin(std::string(e.owner->name()));
+        .withPlugin(e.owner->name());
   }
   return rejection;
 }
@@ -234,36 +234,54 @@ Status Framework::runFilterPlugins(const CycleState& state, const PodInfo& pod,
     }
     if (trace != nullptr) trace->emplace_back(name, s);
     if (s.isSuccess()) continue;
-    s.withPlugin(std::string(name));
+    s.withPlugin(name);
     return s;
   }
   return {};
 }
 
+bool Framework::addPodLeavesStateUnchanged(const CycleState& state, const PodInfo& pod,
+                                           const PodInfo& podToAdd, const NodeInfo& node) const {
+  for (const auto& e : filter_) {
+    if (e.preFilter == nullptr || state.isFilterSkipped(e.owner->name())) continue;
+    const PreFilterExtensions* ext = e.preFilter->preFilterExtensions();
+    if (ext != nullptr && !ext->addPodLeavesStateUnchanged(state, pod, podToAdd, node)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 Status Framework::runFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
                                                     const NodeInfo& node,
                                                     FilterTrace* trace) const {
-  // Pass 1: the node as it would be once the nominated pods of equal or higher priority
-  // land (addGENominatedPods). The copies are made only when such a pod exists; the node's
-  // goes into this thread's scratch NodeInfo, whose lists keep their capacity from one node
-  // to the next instead of being allocated for each.
-  thread_local NodeInfo scratch;
-  std::optional<CycleState> stateWithNominated;
-  if (node.node() != nullptr) {
-    for (const auto& nominated : state.snapshot().nominatedPodsFor(node)) {
-      if (nominated->priority() < pod.priority() || nominated->sameUid(pod)) continue;
-      if (!stateWithNominated) {
-        stateWithNominated.emplace(state.clone());
-        scratch.borrow(node);
-      }
-      scratch.addPod(nominated);
-      Status s = runPreFilterExtensionAddPod(*stateWithNominated, pod, *nominated, scratch);
-      if (!s.isSuccess()) return s;
-    }
-  }
-  if (!stateWithNominated) return runFilterPlugins(state, pod, node, trace);
+  std::span<const PodInfoPtr> nominated;
+  if (node.node() != nullptr) nominated = state.snapshot().nominatedPodsFor(node);
+  auto added = [&](const PodInfoPtr& p) {
+    return p->priority() >= pod.priority() && !p->sameUid(pod);
+  };
+  // Upstream runs the filters twice whenever the node has such a pod. When no filter reads the
+  // node's pods and no AddPod would change the state, both passes see exactly what one pass
+  // sees, so one pass it is: the copies below are most of a node's cost when made.
+  const bool anyVisible = std::any_of(nominated.begin(), nominated.end(), [&](const PodInfoPtr& p) {
+    return added(p) && (filtersReadNodePods_ || !addPodLeavesStateUnchanged(state, pod, *p, node));
+  });
+  if (!anyVisible) return runFilterPlugins(state, pod, node, trace);
 
-  Status first = runFilterPlugins(*stateWithNominated, pod, scratch, trace);
+  // Pass 1: the node as it would be once the nominated pods of equal or higher priority
+  // land (addGENominatedPods), all of them, as upstream adds them. The node's copy goes into
+  // this thread's scratch NodeInfo, whose lists keep their capacity from one node to the next
+  // instead of being allocated for each.
+  thread_local NodeInfo scratch;
+  CycleState stateWithNominated = state.clone();
+  scratch.borrow(node);
+  for (const auto& p : nominated) {
+    if (!added(p)) continue;
+    scratch.addPod(p);
+    Status s = runPreFilterExtensionAddPod(stateWithNominated, pod, *p, scratch);
+    if (!s.isSuccess()) return s;
+  }
+  Status first = runFilterPlugins(stateWithNominated, pod, scratch, trace);
   if (!first.isSuccess()) return first;
   // Pass 2: without them, so that nominated pods can only make Filter stricter (pod
   // affinity must be satisfied by pods that are really there).

@@ -134,7 +134,8 @@ class Framework {
                           FilterTrace* trace = nullptr) const;
   // RunFilterPluginsWithNominatedPods: pass 1 with the nominated pods of equal or higher
   // priority added to a copy of the node and state, pass 2 without; both must pass. The
-  // trace is that of the pass that decided.
+  // trace is that of the pass that decided. Pass 1 is left out when it could not differ: no
+  // filter reads the node's pods and no AddPod would change the state.
   Status runFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
                                            const NodeInfo& node,
                                            FilterTrace* trace = nullptr) const;
@@ -148,7 +149,12 @@ class Framework {
                          std::span<const NodeInfo* const> nodes, NodePluginScores& out) const;
 
  private:
+  // Every PreFilterExtensions not skipped this cycle says AddPod(podToAdd) changes nothing.
+  bool addPodLeavesStateUnchanged(const CycleState& state, const PodInfo& pod,
+                                  const PodInfo& podToAdd, const NodeInfo& node) const;
+
   std::vector<FilterEntry> filter_;
+  bool filtersReadNodePods_ = false;  // some filter plugin's filterReadsNodePods()
   std::vector<ScoreEntry> score_;
   std::int32_t percentageOfNodesToScore_;
   std::unique_ptr<Parallelizer> parallelizer_;

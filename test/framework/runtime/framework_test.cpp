@@ -19,7 +19,8 @@ using ::testing::MakePod;
 
 // A filter plugin whose answers the test sets. Its Filter rejects a node that holds a pod
 // labelled `blocker=<its name>`, so nominated pods added by AddPod can make it fail; AddPod
-// and RemovePod count their calls and return `addPodStatus`.
+// and RemovePod count their calls and return `addPodStatus`. What it says of itself to let
+// the runtime skip pass 1 (addPodLeavesState, readsNodePods) is set by the test too.
 class FakeFilter final : public PreFilterPlugin, public FilterPlugin, public PreFilterExtensions {
  public:
   explicit FakeFilter(std::string name) : name_(std::move(name)) {}
@@ -37,6 +38,11 @@ class FakeFilter final : public PreFilterPlugin, public FilterPlugin, public Pre
   Status removePod(CycleState&, const PodInfo&, const PodInfo&, const NodeInfo&) const override {
     return {};
   }
+  bool addPodLeavesStateUnchanged(const CycleState&, const PodInfo&, const PodInfo&,
+                                  const NodeInfo&) const override {
+    return addPodLeavesState;
+  }
+  bool filterReadsNodePods() const override { return readsNodePods; }
   Status filter(const CycleState&, const PodInfo&, const NodeInfo& node) const override {
     ++filterCalls;
     for (const auto& pod : node.pods()) {
@@ -51,6 +57,8 @@ class FakeFilter final : public PreFilterPlugin, public FilterPlugin, public Pre
   Status preFilterStatus;
   Status filterStatus;
   Status addPodStatus;
+  bool addPodLeavesState = false;
+  bool readsNodePods = true;
   mutable std::atomic<int> preFilterCalls{0};
   mutable std::atomic<int> filterCalls{0};
   mutable std::atomic<int> addPodCalls{0};
@@ -250,6 +258,10 @@ struct NominatedCase {
   std::string want;
   int wantFilterCalls;  // 1: one pass; 2: both
   int wantAddPodCalls;
+  // What the plugin says of itself: pass 1 is left out only when it does not read the node's
+  // pods and AddPod leaves its state as it is.
+  bool readsNodePods = true;
+  bool addPodLeavesState = false;
 };
 std::ostream& operator<<(std::ostream& out, const NominatedCase& c) { return out << c.name; }
 
@@ -289,6 +301,30 @@ const std::vector<NominatedCase> kNominatedCases = {
     {"node has a high-priority nominated pod and pre filters fail", nominatedPod(20, "n", false),
      Status::error("add failed"), "Error: running AddPod on PreFilter plugin \"A\": add failed", 0,
      1},
+    {"a nominated pod that changes no state, for a filter that reads no pods: one pass",
+     nominatedPod(20, "n", false),
+     {},
+     "Success",
+     1,
+     0,
+     false,
+     true},
+    {"a nominated pod that changes the state, for a filter that reads no pods: both passes",
+     nominatedPod(20, "n", false),
+     {},
+     "Success",
+     2,
+     1,
+     false,
+     false},
+    {"a nominated pod that changes no state, for a filter that reads the pods: both passes",
+     nominatedPod(20, "n", true),
+     {},
+     "Unschedulable: blocked by nominated-n",
+     1,
+     1,
+     true,
+     true},
 };
 
 BOOST_DATA_TEST_CASE(TestFilterPluginsWithNominatedPods,
@@ -296,6 +332,8 @@ BOOST_DATA_TEST_CASE(TestFilterPluginsWithNominatedPods,
   Plugins plugins;
   auto& a = plugins.add<FakeFilter>("A");
   a.addPodStatus = c.addPodStatus;
+  a.readsNodePods = c.readsNodePods;
+  a.addPodLeavesState = c.addPodLeavesState;
   const Framework fw = plugins.framework({"A"});
   std::vector<api::Pod> pods;
   if (c.nominated) pods.push_back(*c.nominated);

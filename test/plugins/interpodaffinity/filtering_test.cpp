@@ -886,6 +886,74 @@ BOOST_AUTO_TEST_CASE(TestPreFilterStateAddRemovePod) {
   }
 }
 
+// addPodLeavesStateUnchanged lets the runtime filter a node once despite its nominated pods:
+// it must say "unchanged" exactly when AddPod leaves every count as it was.
+BOOST_AUTO_TEST_CASE(AddPodLeavesStateUnchangedExactlyWhenCountsStay) {
+  const api::Labels app{{"app", "web"}};
+  api::PodAffinity affinity;  // towards app=cache in the zone
+  affinity.requiredDuringSchedulingIgnoredDuringExecution = {
+      term(MakeLabelSelector().in("app", {"cache"}).obj(), "zone")};
+  api::PodAffinity antiAffinity;  // away from other app=web pods on the host
+  antiAffinity.requiredDuringSchedulingIgnoredDuringExecution = {
+      term(MakeLabelSelector().in("app", {"web"}).obj(), "hostname")};
+  const api::Pod pending =
+      MakePod().name("pending").labels(app).affinity(api::Affinity{affinity, antiAffinity}).obj();
+  const std::vector<api::Node> nodes = {
+      MakeNode().name("full").labels({{"zone", "z1"}, {"hostname", "full"}}).obj(),
+      MakeNode().name("no-zone").labels({{"hostname", "no-zone"}}).obj(),
+      MakeNode().name("bare").obj()};
+  // A cache pod exists, so the affinity counts have a base to add to.
+  const std::vector<api::Pod> existing = {
+      MakePod().name("cache").labels({{"app", "cache"}}).node("full").obj()};
+
+  struct Case {
+    std::string name;
+    api::Pod added;
+    std::string node;
+    bool wantUnchanged;
+  };
+  const auto pod = [](const std::string& name, const api::Labels& labels) {
+    return MakePod().name(name).labels(labels);
+  };
+  const std::vector<Case> cases = {
+      {"a pod no term selects", pod("other", {{"app", "batch"}}).obj(), "full", true},
+      {"a cache pod, on a node in a zone", pod("cache2", {{"app", "cache"}}).obj(), "full", false},
+      {"a cache pod, on a node without a zone", pod("cache3", {{"app", "cache"}}).obj(), "no-zone",
+       true},
+      {"a web pod, on a node with a hostname", pod("web2", app).obj(), "no-zone", false},
+      {"a web pod, on a node without labels", pod("web3", app).obj(), "bare", true},
+      {"a pod whose anti-affinity selects the pending pod",
+       pod("guard", {{"app", "guard"}}).affinity(api::Affinity{std::nullopt, antiAffinity}).obj(),
+       "full", false},
+      {"a pod whose anti-affinity selects the pending pod, on a node without labels",
+       pod("guard2", {{"app", "guard"}}).affinity(api::Affinity{std::nullopt, antiAffinity}).obj(),
+       "bare", true},
+  };
+
+  const ipa::InterPodAffinity plugin;
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.name) {
+      auto run = runPreFilter(plugin, pending, existing, nodes, {});
+      BOOST_REQUIRE(run.preFilter.isSuccess());
+      const fw::NodeInfo* node = run.lister->getNodeInfo(c.node);
+      BOOST_REQUIRE(node != nullptr);
+      const fw::PodInfo added = testing::podInfo(c.added);
+      const bool unchanged = plugin.addPodLeavesStateUnchanged(run.state, run.pod, added, *node);
+      BOOST_TEST(unchanged == c.wantUnchanged);
+
+      const auto& before = preFilterState(run.state);
+      fw::CycleState copy = run.state.clone();
+      BOOST_TEST(plugin.addPod(copy, run.pod, added, *node).isSuccess());
+      const auto& after = preFilterState(copy);
+      const bool countsStayed =
+          after.existingAntiAffinityCounts.toMap() == before.existingAntiAffinityCounts.toMap() &&
+          after.affinityCounts.toMap() == before.affinityCounts.toMap() &&
+          after.antiAffinityCounts.toMap() == before.antiAffinityCounts.toMap();
+      BOOST_TEST(unchanged == countsStayed);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(TestPreFilterStateClone) {
   // The counts name their domains by the snapshot's topology values: one node per value of
   // the "name" key here.
