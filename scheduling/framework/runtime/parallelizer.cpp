@@ -1,6 +1,7 @@
 #include "scheduling/framework/runtime/parallelizer.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 
@@ -56,17 +57,21 @@ struct Job {
   std::condition_variable done;
   int running = 0;  // helpers inside run()
 
+  // Claims and runs one chunk; false when none was left or `stop` was set.
+  bool runChunk() {
+    const int begin = nextChunk.fetch_add(1) * chunk;
+    if (begin >= pieces) return false;
+    const int end = std::min(pieces, begin + chunk);
+    for (int i = begin; i < end; ++i) {
+      if (stop != nullptr && stop->load(std::memory_order_relaxed)) return false;
+      (*fn)(i);
+    }
+    return true;
+  }
+
   // Returns after claiming no more chunks.
   void run() {
-    for (;;) {
-      const int c = nextChunk.fetch_add(1);
-      const int begin = c * chunk;
-      if (begin >= pieces) return;
-      const int end = std::min(pieces, begin + chunk);
-      for (int i = begin; i < end; ++i) {
-        if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
-        (*fn)(i);
-      }
+    while (runChunk()) {
     }
   }
 };
@@ -79,19 +84,20 @@ void Parallelizer::until(int pieces, const std::function<void(int)>& fn,
   const int chunk = chunkSizeFor(pieces, parallelism_);
   const int chunks = (pieces + chunk - 1) / chunk;
   const int helpers = std::min(workers(), chunks) - 1;
-  if (helpers <= 0) {
-    for (int i = 0; i < pieces; ++i) {
-      if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
-      fn(i);
-    }
-    return;
-  }
-
   auto job = std::make_shared<Job>();
   job->fn = &fn;
   job->stop = stop;
   job->pieces = pieces;
   job->chunk = chunk;
+  if (helpers <= 0) return job->run();
+
+  // The first chunk alone, timed: helpers are woken only for the work that is left when it
+  // is worth their wake-up (see kWorthWaking).
+  const auto began = std::chrono::steady_clock::now();
+  if (!job->runChunk()) return;
+  const auto firstChunk = std::chrono::steady_clock::now() - began;
+  if (firstChunk * (pieces - chunk) / chunk < kWorthWaking) return job->run();
+
   {
     std::lock_guard lock(mutex_);
     for (int h = 0; h < helpers; ++h) {

@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <vector>
 
 namespace scheduling::framework::runtime {
@@ -39,6 +40,24 @@ BOOST_AUTO_TEST_CASE(WorkersAreCappedAtTheCpus) {
   BOOST_TEST(Parallelizer(3, 8).workers() == 3);
   std::vector<std::atomic<int>> seen(5000);
   capped.until(5000, [&](int i) { seen[static_cast<std::size_t>(i)].fetch_add(1); });
+  for (const auto& s : seen) BOOST_TEST(s.load() == 1);
+}
+
+// Long work is shared: the first chunk alone shows the rest to be far past kWorthWaking, so
+// the helper is woken and runs some of it. (Short work may or may not wake it, depending on
+// how the first chunk's timing goes on a busy machine; every piece runs once either way.)
+BOOST_AUTO_TEST_CASE(LongWorkWakesTheHelpers) {
+  Parallelizer parallelizer(16, 2);
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  std::vector<std::atomic<int>> seen(200);
+  parallelizer.until(200, [&](int i) {
+    std::this_thread::sleep_for(Parallelizer::kWorthWaking / 4);
+    seen[static_cast<std::size_t>(i)].fetch_add(1);
+    std::lock_guard lock(mutex);
+    threads.insert(std::this_thread::get_id());
+  });
+  BOOST_TEST(threads.size() == 2u);
   for (const auto& s : seen) BOOST_TEST(s.load() == 1);
 }
 
