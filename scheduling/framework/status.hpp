@@ -21,8 +21,8 @@ enum class Code {
 std::string_view codeName(Code code);
 
 // A reason text with static storage duration, such as a plugin's constexpr reason: a Status
-// views it rather than copies it. A filter rejects up to thousands of nodes per request, and
-// a vector and a string per rejection were a tenth of /filter's work.
+// views it rather than copies it (an empty text is no reason). A filter rejects up to thousands of
+// nodes per request, and a vector and a string per rejection were a tenth of /filter's work.
 struct StaticReason {
   std::string_view text;
 };

@@ -32,6 +32,13 @@ Status wrapError(const std::string& context, const Status& status) {
   return Status::error(context + ": " + status.message());
 }
 
+// The plugin's PreFilterExtensions when it has them and this cycle runs them: a plugin whose
+// PreFilter returned Skip has no state for AddPod or RemovePod to update.
+const PreFilterExtensions* runningExtensions(const FilterEntry& e, const CycleState& state) {
+  if (e.preFilter == nullptr || state.isFilterSkipped(e.owner->name())) return nullptr;
+  return e.preFilter->preFilterExtensions();
+}
+
 // Records the first error of a parallel loop and tells the other workers to stop
 // (parallelize.ErrorChannel with a cancelled context).
 class FirstError {
@@ -192,8 +199,7 @@ Status Framework::runPreFilterPlugins(CycleState& state, const PodInfo& pod,
 Status Framework::runPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod,
                                               const PodInfo& podToAdd, const NodeInfo& node) const {
   for (const auto& e : filter_) {
-    if (e.preFilter == nullptr || state.isFilterSkipped(e.owner->name())) continue;
-    const PreFilterExtensions* ext = e.preFilter->preFilterExtensions();
+    const PreFilterExtensions* ext = runningExtensions(e, state);
     if (ext == nullptr) continue;
     if (Status s = ext->addPod(state, pod, podToAdd, node); !s.isSuccess()) {
       return wrapError("running AddPod on PreFilter plugin " + quoted(e.owner->name()), s);
@@ -206,8 +212,7 @@ Status Framework::runPreFilterExtensionRemovePod(CycleState& state, const PodInf
                                                  const PodInfo& podToRemove,
                                                  const NodeInfo& node) const {
   for (const auto& e : filter_) {
-    if (e.preFilter == nullptr || state.isFilterSkipped(e.owner->name())) continue;
-    const PreFilterExtensions* ext = e.preFilter->preFilterExtensions();
+    const PreFilterExtensions* ext = runningExtensions(e, state);
     if (ext == nullptr) continue;
     if (Status s = ext->removePod(state, pod, podToRemove, node); !s.isSuccess()) {
       return wrapError("running RemovePod on PreFilter plugin " + quoted(e.owner->name()), s);
@@ -243,8 +248,7 @@ Status Framework::runFilterPlugins(const CycleState& state, const PodInfo& pod,
 bool Framework::addPodLeavesStateUnchanged(const CycleState& state, const PodInfo& pod,
                                            const PodInfo& podToAdd, const NodeInfo& node) const {
   for (const auto& e : filter_) {
-    if (e.preFilter == nullptr || state.isFilterSkipped(e.owner->name())) continue;
-    const PreFilterExtensions* ext = e.preFilter->preFilterExtensions();
+    const PreFilterExtensions* ext = runningExtensions(e, state);
     if (ext != nullptr && !ext->addPodLeavesStateUnchanged(state, pod, podToAdd, node)) {
       return false;
     }
