@@ -2,7 +2,7 @@
 //
 //   build-bench/bench/sx_bench [--data DIR] [Google Benchmark flags]
 //
-// DIR (default $SX_BENCH_DATA, else /tmp/bench) holds s1/, s2/, s3/ as gen_cluster.py
+// DIR (default $SX_BENCH_DATA, else /tmp/bench) holds s1/ to s4/ as gen_cluster.py
 // writes them; benchmarks are registered for the scenarios found there.
 
 #include <benchmark/benchmark.h>
@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   const auto scenarios = bench::availableScenarios();
   if (scenarios.empty()) {
     std::cerr << "sx_bench: no scenario under " << bench::dataDirectory()
-              << " (expected s1/, s2/ or s3/ with cluster.json, written by the benchmark kit's "
+              << " (expected s1/, s2/, s3/ or s4/ with cluster.json, written by the benchmark kit's "
                  "gen_cluster.py; see docs/benchmarks.md)\n";
     return 1;
   }

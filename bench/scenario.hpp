@@ -17,7 +17,7 @@
 namespace bench {
 
 // The standard scenario names, smallest first.
-inline constexpr std::string_view kScenarioNames[] = {"s1", "s2", "s3"};
+inline constexpr std::string_view kScenarioNames[] = {"s1", "s2", "s3", "s4"};
 
 // Where the scenarios are: set once by main from --data DIR, else $SX_BENCH_DATA, else
 // /tmp/bench.
