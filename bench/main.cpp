@@ -33,9 +33,10 @@ int main(int argc, char** argv) {
 
   const auto scenarios = bench::availableScenarios();
   if (scenarios.empty()) {
-    std::cerr << "sx_bench: no scenario under " << bench::dataDirectory()
-              << " (expected s1/, s2/, s3/ or s4/ with cluster.json, written by the benchmark kit's "
-                 "gen_cluster.py; see docs/benchmarks.md)\n";
+    std::cerr
+        << "sx_bench: no scenario under " << bench::dataDirectory()
+        << " (expected s1/, s2/, s3/ or s4/ with cluster.json, written by the benchmark kit's "
+           "gen_cluster.py; see docs/benchmarks.md)\n";
     return 1;
   }
   for (const auto& name : scenarios) {

@@ -45,8 +45,18 @@ int Parallelizer::chunkSizeFor(int pieces, int parallelism) {
 
 namespace {
 
-// One until() call: chunks are claimed from an atomic cursor by the caller and by any
-// helper that picks the job up; the caller waits only for chunks that others claimed.
+// Runs fn(i) for i in [begin, end); false when `stop` was set before all of them ran.
+bool runPieces(const std::function<void(int)>& fn, const std::atomic<bool>* stop, int begin,
+               int end) {
+  for (int i = begin; i < end; ++i) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return false;
+    fn(i);
+  }
+  return true;
+}
+
+// One until() call that woke helpers: chunks are claimed from an atomic cursor by the caller and by
+// any helper that picks the job up; the caller waits only for chunks that others claimed.
 struct Job {
   const std::function<void(int)>* fn;
   const std::atomic<bool>* stop;
@@ -57,21 +67,11 @@ struct Job {
   std::condition_variable done;
   int running = 0;  // helpers inside run()
 
-  // Claims and runs one chunk; false when none was left or `stop` was set.
-  bool runChunk() {
-    const int begin = nextChunk.fetch_add(1) * chunk;
-    if (begin >= pieces) return false;
-    const int end = std::min(pieces, begin + chunk);
-    for (int i = begin; i < end; ++i) {
-      if (stop != nullptr && stop->load(std::memory_order_relaxed)) return false;
-      (*fn)(i);
-    }
-    return true;
-  }
-
-  // Returns after claiming no more chunks.
+  // Returns after claiming no more chunks, or once `stop` is set.
   void run() {
-    while (runChunk()) {
+    for (;;) {
+      const int begin = nextChunk.fetch_add(1) * chunk;
+      if (begin >= pieces || !runPieces(*fn, stop, begin, std::min(pieces, begin + chunk))) return;
     }
   }
 };
@@ -84,20 +84,28 @@ void Parallelizer::until(int pieces, const std::function<void(int)>& fn,
   const int chunk = chunkSizeFor(pieces, parallelism_);
   const int chunks = (pieces + chunk - 1) / chunk;
   const int helpers = std::min(workers(), chunks) - 1;
+  if (helpers <= 0) {
+    runPieces(fn, stop, 0, pieces);
+    return;
+  }
+
+  // The first chunk alone, timed: helpers are woken only for the work that is left when it
+  // is worth their wake-up (see kWorthWaking). Until then no Job is shared, so a call done
+  // alone allocates nothing.
+  const auto began = std::chrono::steady_clock::now();
+  if (!runPieces(fn, stop, 0, chunk)) return;
+  const auto firstChunk = std::chrono::steady_clock::now() - began;
+  if (firstChunk * (pieces - chunk) / chunk < kWorthWaking) {
+    runPieces(fn, stop, chunk, pieces);
+    return;
+  }
+
   auto job = std::make_shared<Job>();
   job->fn = &fn;
   job->stop = stop;
   job->pieces = pieces;
   job->chunk = chunk;
-  if (helpers <= 0) return job->run();
-
-  // The first chunk alone, timed: helpers are woken only for the work that is left when it
-  // is worth their wake-up (see kWorthWaking).
-  const auto began = std::chrono::steady_clock::now();
-  if (!job->runChunk()) return;
-  const auto firstChunk = std::chrono::steady_clock::now() - began;
-  if (firstChunk * (pieces - chunk) / chunk < kWorthWaking) return job->run();
-
+  job->nextChunk.store(1);  // the first chunk is done
   {
     std::lock_guard lock(mutex_);
     for (int h = 0; h < helpers; ++h) {

@@ -317,7 +317,7 @@ const std::vector<NominatedCase> kNominatedCases = {
      1,
      false,
      false},
-    {"a nominated pod that changes no state, for a filter that reads the pods: both passes",
+    {"a nominated pod that changes no state, for a filter that reads the pods: pass 1 runs",
      nominatedPod(20, "n", true),
      {},
      "Unschedulable: blocked by nominated-n",
