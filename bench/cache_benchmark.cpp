@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <utility>
 
 #include "bench/registrations.hpp"
 #include "bench/scenario.hpp"
@@ -41,11 +42,20 @@ scheduling::cache::Cache& mutableCache(const std::string& scenario) {
   return *cache;
 }
 
-// An assigned pod of the cache, with or without pod (anti-)affinity.
-scheduling::api::Pod assignedPod(scheduling::cache::Cache& cache, bool withAffinity) {
-  for (const auto* node : cache.snapshot()->nodeInfoList()) {
+// What the event benchmarks change: an assigned pod without or with pod (anti-)affinity, or
+// a nominated pod (whose change rebuilds the nominated pods' index).
+enum class PodKind { Plain, Affinity, Nominated };
+
+scheduling::api::Pod podOfKind(scheduling::cache::Cache& cache, PodKind kind) {
+  const auto snapshot = cache.snapshot();
+  for (const auto* node : snapshot->nodeInfoList()) {
+    if (kind == PodKind::Nominated) {
+      const auto nominated = snapshot->nominatedPodsFor(*node);
+      if (!nominated.empty()) return nominated.front().info->pod();
+      continue;
+    }
     for (const auto& pod : node->pods()) {
-      if (pod->hasPodAffinityOrAntiAffinity() == withAffinity) return pod->pod();
+      if (pod->hasPodAffinityOrAntiAffinity() == (kind == PodKind::Affinity)) return pod->pod();
     }
   }
   throw std::runtime_error("no such pod in the scenario");
@@ -53,9 +63,9 @@ scheduling::api::Pod assignedPod(scheduling::cache::Cache& cache, bool withAffin
 
 // A watch MODIFIED event for one pod (a label changes, so the pod indexes see it), applied
 // and published.
-void upsertPodAndPublish(benchmark::State& state, const std::string& scenario, bool withAffinity) {
+void upsertPodAndPublish(benchmark::State& state, const std::string& scenario, PodKind kind) {
   scheduling::cache::Cache& cache = mutableCache(scenario);
-  scheduling::api::Pod pod = assignedPod(cache, withAffinity);
+  scheduling::api::Pod pod = podOfKind(cache, kind);
   std::int64_t revision = 0;
   for (auto _ : state) {
     pod.metadata.labels.set("bench-revision", std::to_string(++revision % 2));
@@ -84,12 +94,12 @@ void registerCacheBenchmarks(const std::string& scenario) {
                                                   Scenario::get(scenario).path("cluster.json"));
                                })
       ->Unit(benchmark::kMillisecond);
-  for (const bool withAffinity : {false, true}) {
+  for (const auto& [kind, name] :
+       {std::pair{PodKind::Plain, "plain"}, std::pair{PodKind::Affinity, "affinity"},
+        std::pair{PodKind::Nominated, "nominated"}}) {
     benchmark::RegisterBenchmark(
-        ("UpsertPodAndPublish/" + scenario + (withAffinity ? "/affinity" : "/plain")).c_str(),
-        [scenario, withAffinity](benchmark::State& state) {
-          upsertPodAndPublish(state, scenario, withAffinity);
-        })
+        ("UpsertPodAndPublish/" + scenario + "/" + name).c_str(),
+        [scenario, kind](benchmark::State& state) { upsertPodAndPublish(state, scenario, kind); })
         ->Unit(benchmark::kMicrosecond);
   }
   benchmark::RegisterBenchmark(

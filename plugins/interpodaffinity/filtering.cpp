@@ -5,6 +5,7 @@
 #include "plugins/interpodaffinity/filtering.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <tuple>
 
@@ -187,16 +188,55 @@ void PreFilterState::updateWithPod(const fw::PodInfo& updated, const fw::NodeInf
       });
 }
 
-bool PreFilterState::updateLeavesCountsUnchanged(const fw::PodInfo& updated,
-                                                 const fw::NodeInfo& node) const {
-  bool unchanged = true;
+bool PreFilterState::updateChangesCounts(const fw::PodInfo& updated) const {
+  bool changes = false;
   forEachCountOf(updated, [&](TopologyToMatchedTermCount PreFilterState::* /*counts*/,
-                              const fw::TopologyKey& key) {
+                              const fw::TopologyKey& /*key*/) {
+    changes = true;
+    return false;
+  });
+  return changes;
+}
+
+bool PreFilterState::nominatedPodLeavesCountsUnchanged(const fw::PodInfo& nominated,
+                                                       const fw::NodeInfo& node) const {
+  const auto& changing = incoming->nominatedPodsChangingCounts;
+  if (!std::binary_search(changing.begin(), changing.end(), &nominated, std::less<>())) {
+    return true;
+  }
+  bool unchanged = true;
+  forEachCountOf(nominated, [&](TopologyToMatchedTermCount PreFilterState::* /*counts*/,
+                                const fw::TopologyKey& key) {
     // add() changes nothing at a node without the key.
     unchanged = !key.valueOf(node).present();
     return unchanged;
   });
   return unchanged;
+}
+
+// Only a pod some term selects can change a count: one whose required anti-affinity term
+// selects the incoming pod, or one that the incoming pod's required terms select (the
+// affinity terms all of them, so the first one in particular). The indexes hand over those
+// candidates; each is then checked with the walk AddPod itself makes.
+std::vector<const fw::PodInfo*> nominatedPodsChangingCounts(const PreFilterState& state,
+                                                            const fw::SharedLister& lister) {
+  std::vector<const fw::PodInfo*> found;
+  const auto consider = [&](const fw::PodInfo& pod) {
+    if (state.updateChangesCounts(pod)) found.push_back(&pod);
+  };
+  const fw::PodInfo& incoming = state.incoming->podInfo;
+  lister.forEachNominatedPodWithRequiredAntiAffinitySelecting(
+      incoming.pod().metadata.labels,
+      [&](const fw::AffinityTerm& /*term*/, const fw::PodInfo& pod) { consider(pod); });
+  if (!incoming.requiredAffinityTerms().empty()) {
+    lister.forEachNominatedPodMatching(incoming.requiredAffinityTerms().front(), consider);
+  }
+  for (const auto& term : incoming.requiredAntiAffinityTerms()) {
+    lister.forEachNominatedPodMatching(term, consider);
+  }
+  std::sort(found.begin(), found.end(), std::less<>());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  return found;
 }
 
 // --- PreFilter maps through the indexes ----------------------------------------------------
@@ -293,6 +333,7 @@ fw::Status InterPodAffinity::preFilter(fw::CycleState& state, const fw::PodInfo&
   out->podMatchesAllOwnAffinityTerms =
       podMatchesAllAffinityTerms(podInfo.requiredAffinityTerms(), podInfo.pod());
   out->incoming = incoming.get();
+  incoming->nominatedPodsChangingCounts = nominatedPodsChangingCounts(*out, lister);
   out->ownedIncoming = std::move(incoming);
   state.write(kPreFilterStateKey, std::move(out));
   return {};
@@ -306,12 +347,12 @@ fw::Status InterPodAffinity::addPod(fw::CycleState& state, const fw::PodInfo& /*
   return {};
 }
 
-bool InterPodAffinity::addPodLeavesStateUnchanged(const fw::CycleState& state,
-                                                  const fw::PodInfo& /*podToSchedule*/,
-                                                  const fw::PodInfo& podToAdd,
-                                                  const fw::NodeInfo& node) const {
+bool InterPodAffinity::nominatedPodLeavesStateUnchanged(const fw::CycleState& state,
+                                                        const fw::PodInfo& /*podToSchedule*/,
+                                                        const fw::PodInfo& nominated,
+                                                        const fw::NodeInfo& node) const {
   const auto* s = state.read<PreFilterState>(kPreFilterStateKey);
-  return s != nullptr && s->updateLeavesCountsUnchanged(podToAdd, node);
+  return s != nullptr && s->nominatedPodLeavesCountsUnchanged(nominated, node);
 }
 
 fw::Status InterPodAffinity::removePod(fw::CycleState& state, const fw::PodInfo& /*podToSchedule*/,

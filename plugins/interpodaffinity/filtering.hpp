@@ -121,6 +121,10 @@ class PreFilterState final : public scheduling::framework::StateData {
     const scheduling::framework::TopologyIndex* topology = nullptr;
     std::vector<scheduling::framework::TopologyKey> affinityKeys;
     std::vector<scheduling::framework::TopologyKey> antiAffinityKeys;
+    // The snapshot's nominated pods whose AddPod would change a count on a node carrying the
+    // terms' topology keys, in address order: found once per cycle through the lister's
+    // indexes, so that the filter pass with nominated pods reads none of the others.
+    std::vector<const scheduling::framework::PodInfo*> nominatedPodsChangingCounts;
   };
   // Owned by the state PreFilter wrote; its clones borrow it, as they do the counts' bases.
   std::shared_ptr<const Incoming> ownedIncoming;
@@ -135,10 +139,14 @@ class PreFilterState final : public scheduling::framework::StateData {
   // updateWithPod: the pod is added (+1) or removed (-1) on `node`.
   void updateWithPod(const scheduling::framework::PodInfo& updated,
                      const scheduling::framework::NodeInfo& node, std::int64_t multiplier);
-  // Whether updateWithPod(updated, node, ±1) would change no count: no term matches, or the
-  // node lacks the topology key of every term that does.
-  bool updateLeavesCountsUnchanged(const scheduling::framework::PodInfo& updated,
-                                   const scheduling::framework::NodeInfo& node) const;
+  // Whether updateWithPod(updated, node, ±1) would change some count on a node carrying every
+  // topology key: whether some term matches.
+  bool updateChangesCounts(const scheduling::framework::PodInfo& updated) const;
+  // Whether updateWithPod(nominated, node, +1) would change no count, for a pod nominated in
+  // the cycle's snapshot: it is not one of nominatedPodsChangingCounts, or the node lacks the
+  // topology key of every term that matches it.
+  bool nominatedPodLeavesCountsUnchanged(const scheduling::framework::PodInfo& nominated,
+                                         const scheduling::framework::NodeInfo& node) const;
 
  private:
   // The counts updateWithPod changes for `updated`, in its order: fn(counts, key) for each
@@ -146,6 +154,10 @@ class PreFilterState final : public scheduling::framework::StateData {
   template <typename Fn>
   void forEachCountOf(const scheduling::framework::PodInfo& updated, Fn fn) const;
 };
+
+// The value of Incoming::nominatedPodsChangingCounts for `state`, whose `incoming` is set.
+std::vector<const scheduling::framework::PodInfo*> nominatedPodsChangingCounts(
+    const PreFilterState& state, const scheduling::framework::SharedLister& lister);
 
 // podMatchesAllAffinityTerms: false for no terms, else every term matches with nil
 // namespace labels.

@@ -43,10 +43,10 @@ class InterPodAffinity final : public scheduling::framework::PreFilterPlugin,
                                        const scheduling::framework::PodInfo& podToSchedule,
                                        const scheduling::framework::PodInfo& podToAdd,
                                        const scheduling::framework::NodeInfo& node) const override;
-  bool addPodLeavesStateUnchanged(const scheduling::framework::CycleState& state,
-                                  const scheduling::framework::PodInfo& podToSchedule,
-                                  const scheduling::framework::PodInfo& podToAdd,
-                                  const scheduling::framework::NodeInfo& node) const override;
+  bool nominatedPodLeavesStateUnchanged(const scheduling::framework::CycleState& state,
+                                        const scheduling::framework::PodInfo& podToSchedule,
+                                        const scheduling::framework::PodInfo& nominated,
+                                        const scheduling::framework::NodeInfo& node) const override;
   scheduling::framework::Status removePod(
       scheduling::framework::CycleState& state, const scheduling::framework::PodInfo& podToSchedule,
       const scheduling::framework::PodInfo& podToRemove,

@@ -74,6 +74,13 @@ struct NamespaceState {
   std::shared_ptr<const NamespacePodDelta> publishedDelta;  // null when stale
 };
 
+// The pods of one namespace nominated to nodes, and the label index last built over them
+// (null once they change).
+struct NominatedNamespace {
+  std::vector<framework::PodInfoPtr> pods;
+  std::shared_ptr<const NamespacePodIndex> index;
+};
+
 // Overlay sizes beyond which rebuilding is cheaper than every request walking the overlay.
 constexpr std::size_t kMinDelta = 32;
 constexpr std::size_t kMaxDelta = 1024;
@@ -113,8 +120,9 @@ struct Cache::State {
   Snapshot::NamespaceLabels namespaces;
   std::shared_ptr<const Snapshot::NamespaceLabels> publishedNamespaces;
   // Nominator: node → pods nominated to it, in nomination order (nominator.go).
-  Snapshot::NominatedPods nominated;
-  std::shared_ptr<const Snapshot::NominatedPods> publishedNominated;
+  NominatedPodsByNode nominated;
+  std::map<std::string, NominatedNamespace, std::less<>> nominatedByNamespace;
+  std::shared_ptr<const NominatedPodIndex> publishedNominated;
 
   // UIDs of the assumed pods (cache.go's assumedPods).
   std::unordered_set<std::string> assumedPods;
@@ -160,6 +168,9 @@ struct Cache::State {
   void place(PodRecord& record) {
     if (record.placement == Placement::Nominated) {
       nominated[record.node].push_back(record.info);
+      NominatedNamespace& ns = nominatedByNamespace[record.info->pod().metadata.ns];
+      ns.pods.push_back(record.info);
+      ns.index.reset();
       publishedNominated.reset();
       return;
     }
@@ -183,6 +194,13 @@ struct Cache::State {
       auto& queue = it->second;
       queue.erase(std::find(queue.begin(), queue.end(), record.info));
       if (queue.empty()) nominated.erase(it);
+      auto ns = nominatedByNamespace.find(record.info->pod().metadata.ns);
+      std::erase(ns->second.pods, record.info);
+      if (ns->second.pods.empty()) {
+        nominatedByNamespace.erase(ns);
+      } else {
+        ns->second.index.reset();
+      }
       publishedNominated.reset();
       return;
     }
@@ -472,7 +490,19 @@ void Cache::publish() {
   }
   parts.namespaces = s.publishedNamespaces;
   if (!s.publishedNominated) {
-    s.publishedNominated = std::make_shared<const Snapshot::NominatedPods>(s.nominated);
+    std::vector<std::shared_ptr<const NamespacePodIndex>> byNamespace;
+    byNamespace.reserve(s.nominatedByNamespace.size());
+    for (auto& [name, ns] : s.nominatedByNamespace) {
+      if (!ns.index) {
+        std::vector<NamespacePodIndex::Entry> entries;
+        entries.reserve(ns.pods.size());
+        for (const auto& pod : ns.pods) entries.push_back({pod, framework::kNoSlot});
+        ns.index = std::make_shared<const NamespacePodIndex>(name, std::move(entries));
+      }
+      byNamespace.push_back(ns.index);
+    }
+    s.publishedNominated =
+        std::make_shared<const NominatedPodIndex>(s.nominated, std::move(byNamespace));
   }
   parts.nominated = s.publishedNominated;
 

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,6 +90,28 @@ struct NamespacePodDelta {
   // holds them, so the addresses stay unique for as long as it lives.
   std::vector<const framework::PodInfo*> removed;
 };
+
+// The namespaces of `sorted` (ordered by nameOf) whose pods `term` may select when matched
+// with empty namespace labels, as the incoming pod's terms are once their namespaceSelector
+// is resolved: every one when that selector admits empty labels (Everything, or only
+// negative requirements), else those the term lists. fn(element) for each; none for a
+// Nothing selector.
+template <typename T, typename NameOf, typename Fn>
+void forEachNamespaceSelectedBy(const framework::AffinityTerm& term, std::span<const T> sorted,
+                                NameOf nameOf, Fn&& fn) {
+  static const api::Labels kNoLabels;
+  if (term.selector.isNothing()) return;
+  if (term.namespaceSelector.matches(kNoLabels)) {
+    for (const T& e : sorted) fn(e);
+    return;
+  }
+  for (const std::string& ns : term.namespaces) {
+    auto it = std::lower_bound(
+        sorted.begin(), sorted.end(), ns,
+        [&](const T& e, const std::string& n) { return std::string_view(nameOf(e)) < n; });
+    if (it != sorted.end() && std::string_view(nameOf(*it)) == ns) fn(*it);
+  }
+}
 
 template <typename Fn>
 void NamespacePodIndex::forEachCandidate(const labels::Selector& selector, Fn&& fn) const {

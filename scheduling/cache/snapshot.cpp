@@ -29,11 +29,12 @@ Snapshot::Snapshot(Parts parts)
     }
   }
   nominatedBySlot_.resize(nodeBySlot_.size());
-  for (const auto& [name, pods] : *nominated_) {
-    if (const framework::NodeInfo* info = getNodeInfo(name)) nominatedBySlot_[info->slot()] = pods;
-  }
-  podsByNamespace_.reserve(namespacePods_.size());
-  for (const auto& pods : namespacePods_) podsByNamespace_.emplace(pods.index->ns(), &pods);
+  nominated_->forEachNode(
+      [&](std::string_view name, std::span<const framework::NominatedPod> pods) {
+        if (const framework::NodeInfo* info = getNodeInfo(name)) {
+          nominatedBySlot_[info->slot()] = pods;
+        }
+      });
 }
 
 const framework::NodeInfo* Snapshot::getNodeInfo(std::string_view name) const {
@@ -50,13 +51,12 @@ void Snapshot::forEachNamespace(
   for (const auto& [name, labels] : *namespaces_) fn(name, labels);
 }
 
-std::span<const framework::PodInfoPtr> Snapshot::nominatedPodsForNode(std::string_view node) const {
-  auto it = nominated_->find(node);
-  if (it == nominated_->end()) return {};
-  return it->second;
+std::span<const framework::NominatedPod> Snapshot::nominatedPodsForNode(
+    std::string_view node) const {
+  return nominated_->forNode(node);
 }
 
-std::span<const framework::PodInfoPtr> Snapshot::nominatedPodsFor(
+std::span<const framework::NominatedPod> Snapshot::nominatedPodsFor(
     const framework::NodeInfo& node) const {
   // A request's copy of a node (other labels, or pods added) keeps the origin's slot.
   const framework::NodeSlot slot = node.origin().slot();
@@ -64,22 +64,27 @@ std::span<const framework::PodInfoPtr> Snapshot::nominatedPodsFor(
                                         : nominatedPodsForNode(node.name());
 }
 
+void Snapshot::forEachNominatedPodMatching(
+    const framework::AffinityTerm& term,
+    const std::function<void(const framework::PodInfo& pod)>& fn) const {
+  nominated_->forEachMatching(term, fn);
+}
+
+void Snapshot::forEachNominatedPodWithRequiredAntiAffinitySelecting(
+    const api::Labels& podLabels,
+    const std::function<void(const framework::AffinityTerm& term, const framework::PodInfo& pod)>&
+        fn) const {
+  nominated_->forEachWithRequiredAntiAffinitySelecting(podLabels, fn);
+}
+
 void Snapshot::forEachPodMatching(
     const framework::AffinityTerm& term,
     const std::function<void(const framework::PodInfo& pod, const framework::NodeInfo& node)>& fn)
     const {
-  if (term.selector.isNothing()) return;
-  // With empty namespace labels the term's namespaceSelector either admits every
-  // namespace (Everything, or a selector of only negative requirements) or none, leaving
-  // the listed namespaces.
-  if (term.namespaceSelector.matches(kNoLabels)) {
-    for (const auto& pods : namespacePods_) forEachPodMatchingIn(pods, term, fn);
-    return;
-  }
-  for (const auto& ns : term.namespaces) {
-    auto it = podsByNamespace_.find(ns);
-    if (it != podsByNamespace_.end()) forEachPodMatchingIn(*it->second, term, fn);
-  }
+  forEachNamespaceSelectedBy(
+      term, std::span(namespacePods_),
+      [](const NamespacePods& pods) -> const std::string& { return pods.index->ns(); },
+      [&](const NamespacePods& pods) { forEachPodMatchingIn(pods, term, fn); });
 }
 
 void Snapshot::forEachPodMatchingIn(

@@ -7,13 +7,13 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "scheduling/api/labels.hpp"
 #include "scheduling/cache/existing_term_index.hpp"
 #include "scheduling/cache/namespace_pod_index.hpp"
 #include "scheduling/cache/node_name_index.hpp"
+#include "scheduling/cache/nominated_pod_index.hpp"
 #include "scheduling/framework/listers.hpp"
 #include "scheduling/framework/types.hpp"
 
@@ -32,15 +32,6 @@ class Cache;
 class Snapshot final : public framework::SharedLister {
  public:
   using NamespaceLabels = std::map<std::string, api::Labels, std::less<>>;
-  // Hashed by node name: Filter and PodState's Score look up every node they see.
-  struct NameHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view name) const noexcept {
-      return std::hash<std::string_view>{}(name);
-    }
-  };
-  using NominatedPods = std::unordered_map<std::string, std::vector<framework::PodInfoPtr>,
-                                           NameHash, std::equal_to<>>;
 
   std::span<const framework::NodeInfo* const> nodeInfoList() const override {
     return nodeInfoList_;
@@ -59,9 +50,17 @@ class Snapshot final : public framework::SharedLister {
   void forEachNamespace(const std::function<void(const std::string& name,
                                                  const api::Labels& labels)>& fn) const override;
 
-  std::span<const framework::PodInfoPtr> nominatedPodsForNode(std::string_view node) const override;
-  std::span<const framework::PodInfoPtr> nominatedPodsFor(
+  std::span<const framework::NominatedPod> nominatedPodsForNode(
+      std::string_view node) const override;
+  std::span<const framework::NominatedPod> nominatedPodsFor(
       const framework::NodeInfo& node) const override;
+  void forEachNominatedPodMatching(
+      const framework::AffinityTerm& term,
+      const std::function<void(const framework::PodInfo& pod)>& fn) const override;
+  void forEachNominatedPodWithRequiredAntiAffinitySelecting(
+      const api::Labels& podLabels,
+      const std::function<void(const framework::AffinityTerm& term, const framework::PodInfo& pod)>&
+          fn) const override;
 
   void forEachPodMatching(
       const framework::AffinityTerm& term,
@@ -104,7 +103,7 @@ class Snapshot final : public framework::SharedLister {
     std::vector<NamespacePods> namespacePods;
     ExistingTerms existingTerms;
     std::shared_ptr<const NamespaceLabels> namespaces;
-    std::shared_ptr<const NominatedPods> nominated;
+    std::shared_ptr<const NominatedPodIndex> nominated;
   };
 
   explicit Snapshot(Parts parts);
@@ -126,13 +125,12 @@ class Snapshot final : public framework::SharedLister {
                                                      const framework::NodeInfo& node)>& fn) const;
 
   std::vector<NamespacePods> namespacePods_;
-  std::unordered_map<std::string_view, const NamespacePods*> podsByNamespace_;
   ExistingTerms existingTerms_;
   std::shared_ptr<const NamespaceLabels> namespaces_;
-  std::shared_ptr<const NominatedPods> nominated_;
+  std::shared_ptr<const NominatedPodIndex> nominated_;
   // The nominations by node slot: an array read for every node that Filter and PodState's
   // Score see. Built per snapshot.
-  std::vector<std::span<const framework::PodInfoPtr>> nominatedBySlot_;
+  std::vector<std::span<const framework::NominatedPod>> nominatedBySlot_;
 };
 
 }  // namespace scheduling::cache

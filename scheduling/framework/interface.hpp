@@ -32,13 +32,16 @@ class PreFilterExtensions {
                         const NodeInfo& node) const = 0;
   virtual Status removePod(CycleState& state, const PodInfo& podToSchedule,
                            const PodInfo& podToRemove, const NodeInfo& node) const = 0;
-  // Whether addPod(podToAdd) would leave `state` exactly as it is. Most nominated pods select
-  // nothing the incoming pod is concerned with: the runtime then filters the node once instead
-  // of copying the state for them (runFilterPluginsWithNominatedPods). False is always right.
-  virtual bool addPodLeavesStateUnchanged(const CycleState& /*state*/,
-                                          const PodInfo& /*podToSchedule*/,
-                                          const PodInfo& /*podToAdd*/,
-                                          const NodeInfo& /*node*/) const {
+  // Whether addPod(nominated) would leave `state` exactly as it is, for a pod nominated in the
+  // snapshot of the state's cycle (a plugin may answer from what its PreFilter learnt about
+  // those pods through the lister, without reading the others). Most nominated pods select
+  // nothing the incoming pod is concerned with: the runtime then filters the node once
+  // instead of copying the state for them (runFilterPluginsWithNominatedPods). False is
+  // always right.
+  virtual bool nominatedPodLeavesStateUnchanged(const CycleState& /*state*/,
+                                                const PodInfo& /*podToSchedule*/,
+                                                const PodInfo& /*nominated*/,
+                                                const NodeInfo& /*node*/) const {
     return false;
   }
 };

@@ -53,12 +53,25 @@ class SharedLister {
       const std::function<void(const std::string& name, const api::Labels& labels)>& fn) const = 0;
 
   // Pods nominated to the node (unbound, status.nominatedNodeName == node), in order.
-  virtual std::span<const PodInfoPtr> nominatedPodsForNode(std::string_view node) const = 0;
+  virtual std::span<const NominatedPod> nominatedPodsForNode(std::string_view node) const = 0;
   // The same for a NodeInfo of this lister (or a borrowing copy of one): what Filter and
   // Score ask for every node they see, so a lister may answer it without the name.
-  virtual std::span<const PodInfoPtr> nominatedPodsFor(const NodeInfo& node) const {
+  virtual std::span<const NominatedPod> nominatedPodsFor(const NodeInfo& node) const {
     return nominatedPodsForNode(node.name());
   }
+  // The two questions below about the nominated pods of every node, through indexes, so that
+  // a plugin learns once per cycle which nominated pods concern the incoming pod and reads no
+  // other (InterPodAffinity's AddPod):
+  //  - fn(pod) for every nominated pod `term` matches with empty namespace labels, as
+  //    forEachPodMatching for assigned pods;
+  virtual void forEachNominatedPodMatching(
+      const AffinityTerm& term, const std::function<void(const PodInfo& pod)>& fn) const = 0;
+  //  - fn(term, pod) for every required anti-affinity term of a nominated pod whose label
+  //    selector may match `podLabels`: a superset, each (term, pod) at most once; the caller
+  //    still checks term.matches.
+  virtual void forEachNominatedPodWithRequiredAntiAffinitySelecting(
+      const api::Labels& podLabels,
+      const std::function<void(const AffinityTerm& term, const PodInfo& pod)>& fn) const = 0;
 
   // Calls fn for every pod assigned to a node of this snapshot that `term` matches with
   // empty namespace labels (term.matches(pod, {})): the incoming pod's terms, whose

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "scheduling/api/node.hpp"
@@ -66,13 +67,10 @@ class PodInfo {
 
   const api::Pod& pod() const { return *pod_; }
   const std::shared_ptr<const api::Pod>& podPtr() const { return pod_; }
-  // pod().priority(), and whether the two pods have one UID: kept here because the filter
-  // pass with nominated pods asks both of every nominated pod of every node it visits, and
-  // the PodInfo is one cache miss away where the Pod and its UID's bytes are two more.
+  // pod().priority(), and a hash of the pod's UID: what a NominatedPod copies, and what the
+  // filter pass with nominated pods compares them with, computed once per pod.
   std::int32_t priority() const { return priority_; }
-  bool sameUid(const PodInfo& other) const {
-    return uidHash_ == other.uidHash_ && pod_->metadata.uid == other.pod_->metadata.uid;
-  }
+  std::uint64_t uidHash() const { return uidHash_; }
   const std::string& parseError() const { return parseError_; }
 
   const std::vector<AffinityTerm>& requiredAffinityTerms() const {
@@ -118,6 +116,24 @@ class PodInfo {
 };
 
 using PodInfoPtr = std::shared_ptr<const PodInfo>;
+
+// A pod nominated to a node, as listers hand it out: with the two things the filter pass
+// with nominated pods asks of every such pod first (its priority, and whether it is the pod
+// being scheduled) copied beside the pointer. Answering them from the PodInfo cost a cache
+// miss per nominated pod, a fifth of a 10,000-node /filter.
+struct NominatedPod {
+  explicit NominatedPod(PodInfoPtr pod)
+      : info(std::move(pod)), priority(info->priority()), uidHash(info->uidHash()) {}
+
+  // PodInfo::sameUid, reading the PodInfo only when the hashes agree.
+  bool sameUid(const PodInfo& other) const {
+    return uidHash == other.uidHash() && info->pod().metadata.uid == other.pod().metadata.uid;
+  }
+
+  PodInfoPtr info;
+  std::int32_t priority;
+  std::uint64_t uidHash;
+};
 
 // A node's row in a snapshot's per-node tables (the Cache's slot number for it, stable for
 // the node's life), kNoSlot for a NodeInfo that is no snapshot's.

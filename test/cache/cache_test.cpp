@@ -46,7 +46,7 @@ std::vector<std::string> nodeNames(std::span<const framework::NodeInfo* const> n
 std::vector<std::string> nominatedNames(const Snapshot& snapshot, std::string_view node) {
   std::vector<std::string> names;
   for (const auto& pod : snapshot.nominatedPodsForNode(node)) {
-    names.push_back(pod->pod().metadata.name);
+    names.push_back(pod.info->pod().metadata.name);
   }
   return names;
 }

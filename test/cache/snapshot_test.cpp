@@ -437,10 +437,74 @@ std::vector<Group> selectingBruteForce(const framework::SharedLister& lister, Te
   return out;
 }
 
+// Every pod nominated to one of the generator's nodes, whether the node is there or not.
+std::vector<const framework::PodInfo*> nominatedPods(const framework::SharedLister& lister) {
+  std::vector<const framework::PodInfo*> out;
+  for (int i = 0; i < ClusterGenerator::kNodes; ++i) {
+    for (const auto& p : lister.nominatedPodsForNode("n" + std::to_string(i))) {
+      out.push_back(p.info.get());
+    }
+  }
+  return out;
+}
+
+// The nominated pods the index yields for `t`, by name, sorted, and the same by brute force.
+Strings nominatedMatching(const framework::SharedLister& lister, const AffinityTerm& t) {
+  Strings out;
+  lister.forEachNominatedPodMatching(
+      t, [&](const framework::PodInfo& pod) { out.push_back(pod.pod().metadata.name); });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+Strings bruteForceNominatedMatching(const framework::SharedLister& lister, const AffinityTerm& t) {
+  Strings out;
+  for (const auto* pod : nominatedPods(lister)) {
+    if (t.matches(pod->pod(), {})) out.push_back(pod->pod().metadata.name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// "pod#i" for each required anti-affinity term i of a nominated pod whose selector matches
+// `podLabels`, as the index yields them (checked here, as callers do), and by brute force.
+Strings nominatedSelecting(const framework::SharedLister& lister, const api::Labels& podLabels) {
+  Strings out;
+  lister.forEachNominatedPodWithRequiredAntiAffinitySelecting(
+      podLabels, [&](const AffinityTerm& t, const framework::PodInfo& pod) {
+        if (!t.selector.matches(podLabels)) return;
+        const auto i = &t - pod.requiredAntiAffinityTerms().data();
+        out.push_back(pod.pod().metadata.name + "#" + std::to_string(i));
+      });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+Strings bruteForceNominatedSelecting(const framework::SharedLister& lister,
+                                     const api::Labels& podLabels) {
+  Strings out;
+  for (const auto* pod : nominatedPods(lister)) {
+    const auto& terms = pod->requiredAntiAffinityTerms();
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      if (terms[i].selector.matches(podLabels)) {
+        out.push_back(pod->pod().metadata.name + "#" + std::to_string(i));
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 void checkAgainstBruteForce(const Snapshot& snapshot, ClusterGenerator& gen) {
   for (int q = 0; q < 40; ++q) {
     const AffinityTerm t = gen.queryTerm();
     BOOST_TEST(matching(snapshot, t) == bruteForceMatching(snapshot, t),
+               boost::test_tools::per_element());
+    BOOST_TEST(nominatedMatching(snapshot, t) == bruteForceNominatedMatching(snapshot, t),
+               boost::test_tools::per_element());
+  }
+  for (int q = 0; q < 20; ++q) {
+    const api::Labels podLabels = gen.labels();
+    BOOST_TEST(nominatedSelecting(snapshot, podLabels) ==
+                   bruteForceNominatedSelecting(snapshot, podLabels),
                boost::test_tools::per_element());
   }
   for (TermKind kind : {TermKind::RequiredAffinity, TermKind::RequiredAntiAffinity,

@@ -98,18 +98,18 @@ BOOST_AUTO_TEST_CASE(BorrowingCopiesListTheOriginsPodsThenTheirOwn) {
   BOOST_TEST(copyOfCopy.name() == "m");
 }
 
-BOOST_AUTO_TEST_CASE(PodInfoKeepsPriorityAndComparesUids) {
+BOOST_AUTO_TEST_CASE(NominatedPodKeepsPriorityAndComparesUids) {
   const auto pod = [](const std::string& uid, std::optional<std::int32_t> priority) {
     api::Pod p = MakePod().name("p").uid(uid).obj();
     p.spec.priority = priority;
-    return PodInfo(std::make_shared<const api::Pod>(p));
+    return std::make_shared<const PodInfo>(std::make_shared<const api::Pod>(p));
   };
-  BOOST_TEST(pod("u1", std::nullopt).priority() == 0);
-  BOOST_TEST(pod("u1", 1000).priority() == 1000);
-  BOOST_TEST(pod("u1", -5).priority() == -5);
-  BOOST_TEST(pod("u1", 1).sameUid(pod("u1", 2)));
-  BOOST_TEST(!pod("u1", 1).sameUid(pod("u2", 1)));
-  BOOST_TEST(pod("", 1).sameUid(pod("", 1)));
+  BOOST_TEST(NominatedPod(pod("u1", std::nullopt)).priority == 0);
+  BOOST_TEST(NominatedPod(pod("u1", 1000)).priority == 1000);
+  BOOST_TEST(NominatedPod(pod("u1", -5)).priority == -5);
+  BOOST_TEST(NominatedPod(pod("u1", 1)).sameUid(*pod("u1", 2)));
+  BOOST_TEST(!NominatedPod(pod("u1", 1)).sameUid(*pod("u2", 1)));
+  BOOST_TEST(NominatedPod(pod("", 1)).sameUid(*pod("", 1)));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -120,8 +120,8 @@ View viewOf(const scheduling::cache::Snapshot& snapshot, const std::set<std::str
     view.namespaces[name] = labelsOf(labels);
   });
   for (const auto& node : nodeNames) {
-    for (const auto& podInfo : snapshot.nominatedPodsForNode(node)) {
-      const auto& pod = podInfo->pod();
+    for (const auto& nominated : snapshot.nominatedPodsForNode(node)) {
+      const auto& pod = nominated.info->pod();
       view.nominated[pod.metadata.ns + "/" + pod.metadata.name] = node;
     }
   }

@@ -36,10 +36,10 @@ FakeLister::FakeLister(std::vector<api::Node> nodes, std::vector<api::Pod> pods,
       auto it = nominated_.begin();
       while (it != nominated_.end() && it->first != pod.status.nominatedNodeName) ++it;
       if (it == nominated_.end()) {
-        nominated_.emplace_back(pod.status.nominatedNodeName, std::vector<fw::PodInfoPtr>{});
+        nominated_.emplace_back(pod.status.nominatedNodeName, std::vector<fw::NominatedPod>{});
         it = std::prev(nominated_.end());
       }
-      it->second.push_back(podInfoPtr(pod));
+      it->second.emplace_back(podInfoPtr(pod));
     }
   }
   for (const auto& info : nodeInfos_) {
@@ -71,11 +71,31 @@ void FakeLister::forEachNamespace(
   for (const auto& n : namespaces_) fn(n.name, n.labels);
 }
 
-std::span<const fw::PodInfoPtr> FakeLister::nominatedPodsForNode(std::string_view node) const {
+std::span<const fw::NominatedPod> FakeLister::nominatedPodsForNode(std::string_view node) const {
   for (const auto& [name, pods] : nominated_) {
     if (name == node) return pods;
   }
   return {};
+}
+
+void FakeLister::forEachNominatedPodMatching(
+    const fw::AffinityTerm& term, const std::function<void(const fw::PodInfo& pod)>& fn) const {
+  static const api::Labels kNoLabels;
+  for (const auto& [node, pods] : nominated_) {
+    for (const auto& p : pods) {
+      if (term.matches(p.info->pod(), kNoLabels)) fn(*p.info);
+    }
+  }
+}
+
+void FakeLister::forEachNominatedPodWithRequiredAntiAffinitySelecting(
+    const api::Labels& /*podLabels*/,
+    const std::function<void(const fw::AffinityTerm& term, const fw::PodInfo& pod)>& fn) const {
+  for (const auto& [node, pods] : nominated_) {
+    for (const auto& p : pods) {
+      for (const auto& term : p.info->requiredAntiAffinityTerms()) fn(term, *p.info);
+    }
+  }
 }
 
 void FakeLister::forEachPodMatching(

@@ -56,8 +56,16 @@ class FakeLister final : public scheduling::framework::SharedLister {
   void forEachNamespace(const std::function<void(const std::string& name,
                                                  const api::Labels& labels)>& fn) const override;
 
-  std::span<const scheduling::framework::PodInfoPtr> nominatedPodsForNode(
+  std::span<const scheduling::framework::NominatedPod> nominatedPodsForNode(
       std::string_view node) const override;
+  void forEachNominatedPodMatching(
+      const scheduling::framework::AffinityTerm& term,
+      const std::function<void(const scheduling::framework::PodInfo& pod)>& fn) const override;
+  // Every required anti-affinity term of every nominated pod: the widest superset allowed.
+  void forEachNominatedPodWithRequiredAntiAffinitySelecting(
+      const api::Labels& podLabels,
+      const std::function<void(const scheduling::framework::AffinityTerm& term,
+                               const scheduling::framework::PodInfo& pod)>& fn) const override;
 
   void forEachPodMatching(
       const scheduling::framework::AffinityTerm& term,
@@ -82,7 +90,7 @@ class FakeLister final : public scheduling::framework::SharedLister {
   std::vector<const scheduling::framework::NodeInfo*> withAffinity_;
   std::vector<const scheduling::framework::NodeInfo*> withRequiredAntiAffinity_;
   std::vector<api::Namespace> namespaces_;
-  std::vector<std::pair<std::string, std::vector<scheduling::framework::PodInfoPtr>>> nominated_;
+  std::vector<std::pair<std::string, std::vector<scheduling::framework::NominatedPod>>> nominated_;
 };
 
 // A PodInfo of a copy of `pod`.

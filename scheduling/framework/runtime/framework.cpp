@@ -245,11 +245,12 @@ Status Framework::runFilterPlugins(const CycleState& state, const PodInfo& pod,
   return {};
 }
 
-bool Framework::addPodLeavesStateUnchanged(const CycleState& state, const PodInfo& pod,
-                                           const PodInfo& podToAdd, const NodeInfo& node) const {
+bool Framework::nominatedPodLeavesStateUnchanged(const CycleState& state, const PodInfo& pod,
+                                                 const PodInfo& nominated,
+                                                 const NodeInfo& node) const {
   for (const auto& e : filter_) {
     const PreFilterExtensions* ext = runningExtensions(e, state);
-    if (ext != nullptr && !ext->addPodLeavesStateUnchanged(state, pod, podToAdd, node)) {
+    if (ext != nullptr && !ext->nominatedPodLeavesStateUnchanged(state, pod, nominated, node)) {
       return false;
     }
   }
@@ -259,17 +260,19 @@ bool Framework::addPodLeavesStateUnchanged(const CycleState& state, const PodInf
 Status Framework::runFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
                                                     const NodeInfo& node,
                                                     FilterTrace* trace) const {
-  std::span<const PodInfoPtr> nominated;
+  std::span<const NominatedPod> nominated;
   if (node.node() != nullptr) nominated = state.snapshot().nominatedPodsFor(node);
-  auto added = [&](const PodInfoPtr& p) {
-    return p->priority() >= pod.priority() && !p->sameUid(pod);
+  auto added = [&](const NominatedPod& p) {
+    return p.priority >= pod.priority() && !p.sameUid(pod);
   };
   // Upstream runs the filters twice whenever the node has such a pod. When no filter reads the
   // node's pods and no AddPod would change the state, both passes see exactly what one pass
   // sees, so one pass it is: the copies below are most of a node's cost when made.
-  const bool anyVisible = std::any_of(nominated.begin(), nominated.end(), [&](const PodInfoPtr& p) {
-    return added(p) && (filtersReadNodePods_ || !addPodLeavesStateUnchanged(state, pod, *p, node));
-  });
+  const bool anyVisible =
+      std::any_of(nominated.begin(), nominated.end(), [&](const NominatedPod& p) {
+        return added(p) && (filtersReadNodePods_ ||
+                            !nominatedPodLeavesStateUnchanged(state, pod, *p.info, node));
+      });
   if (!anyVisible) return runFilterPlugins(state, pod, node, trace);
 
   // Pass 1: the node as it would be once the nominated pods of equal or higher priority
@@ -281,8 +284,8 @@ Status Framework::runFilterPluginsWithNominatedPods(const CycleState& state, con
   scratch.borrow(node);
   for (const auto& p : nominated) {
     if (!added(p)) continue;
-    scratch.addPod(p);
-    Status s = runPreFilterExtensionAddPod(stateWithNominated, pod, *p, scratch);
+    scratch.addPod(p.info);
+    Status s = runPreFilterExtensionAddPod(stateWithNominated, pod, *p.info, scratch);
     if (!s.isSuccess()) return s;
   }
   Status first = runFilterPlugins(stateWithNominated, pod, scratch, trace);

@@ -149,9 +149,9 @@ class Framework {
                          std::span<const NodeInfo* const> nodes, NodePluginScores& out) const;
 
  private:
-  // Every PreFilterExtensions not skipped this cycle says AddPod(podToAdd) changes nothing.
-  bool addPodLeavesStateUnchanged(const CycleState& state, const PodInfo& pod,
-                                  const PodInfo& podToAdd, const NodeInfo& node) const;
+  // Every PreFilterExtensions not skipped this cycle says AddPod(nominated) changes nothing.
+  bool nominatedPodLeavesStateUnchanged(const CycleState& state, const PodInfo& pod,
+                                        const PodInfo& nominated, const NodeInfo& node) const;
 
   std::vector<FilterEntry> filter_;
   bool filtersReadNodePods_ = false;  // some filter plugin's filterReadsNodePods()

@@ -38,8 +38,8 @@ class FakeFilter final : public PreFilterPlugin, public FilterPlugin, public Pre
   Status removePod(CycleState&, const PodInfo&, const PodInfo&, const NodeInfo&) const override {
     return {};
   }
-  bool addPodLeavesStateUnchanged(const CycleState&, const PodInfo&, const PodInfo&,
-                                  const NodeInfo&) const override {
+  bool nominatedPodLeavesStateUnchanged(const CycleState&, const PodInfo&, const PodInfo&,
+                                        const NodeInfo&) const override {
     return addPodLeavesState;
   }
   bool filterReadsNodePods() const override { return readsNodePods; }

@@ -886,9 +886,11 @@ BOOST_AUTO_TEST_CASE(TestPreFilterStateAddRemovePod) {
   }
 }
 
-// addPodLeavesStateUnchanged lets the runtime filter a node once despite its nominated pods:
-// it must say "unchanged" exactly when AddPod leaves every count as it was.
-BOOST_AUTO_TEST_CASE(AddPodLeavesStateUnchangedExactlyWhenCountsStay) {
+// nominatedPodLeavesStateUnchanged lets the runtime filter a node once despite its nominated
+// pods: it must say "unchanged" exactly when AddPod leaves every count as it was. The pod is
+// nominated to the node, as the runtime asks only about those, and PreFilter finds the ones
+// that matter through the lister.
+BOOST_AUTO_TEST_CASE(NominatedPodLeavesStateUnchangedExactlyWhenCountsStay) {
   const api::Labels app{{"app", "web"}};
   api::PodAffinity affinity;  // towards app=cache in the zone
   affinity.requiredDuringSchedulingIgnoredDuringExecution = {
@@ -913,7 +915,7 @@ BOOST_AUTO_TEST_CASE(AddPodLeavesStateUnchangedExactlyWhenCountsStay) {
     bool wantUnchanged;
   };
   const auto pod = [](const std::string& name, const api::Labels& labels) {
-    return MakePod().name(name).labels(labels);
+    return MakePod().name(name).uid(name).labels(labels);
   };
   const std::vector<Case> cases = {
       {"a pod no term selects", pod("other", {{"app", "batch"}}).obj(), "full", true},
@@ -933,12 +935,19 @@ BOOST_AUTO_TEST_CASE(AddPodLeavesStateUnchangedExactlyWhenCountsStay) {
   const ipa::InterPodAffinity plugin;
   for (const auto& c : cases) {
     BOOST_TEST_CONTEXT(c.name) {
-      auto run = runPreFilter(plugin, pending, existing, nodes, {});
+      api::Pod nominated = c.added;
+      nominated.status.nominatedNodeName = c.node;
+      std::vector<api::Pod> pods = existing;
+      pods.push_back(nominated);
+      auto run = runPreFilter(plugin, pending, pods, nodes, {});
       BOOST_REQUIRE(run.preFilter.isSuccess());
       const fw::NodeInfo* node = run.lister->getNodeInfo(c.node);
       BOOST_REQUIRE(node != nullptr);
-      const fw::PodInfo added = testing::podInfo(c.added);
-      const bool unchanged = plugin.addPodLeavesStateUnchanged(run.state, run.pod, added, *node);
+      const auto nominatedPods = run.lister->nominatedPodsFor(*node);
+      BOOST_REQUIRE(nominatedPods.size() == 1u);
+      const fw::PodInfo& added = *nominatedPods.front().info;
+      const bool unchanged =
+          plugin.nominatedPodLeavesStateUnchanged(run.state, run.pod, added, *node);
       BOOST_TEST(unchanged == c.wantUnchanged);
 
       const auto& before = preFilterState(run.state);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -443,6 +444,8 @@ BOOST_AUTO_TEST_SUITE(interpodaffinity_index_equivalence)
 BOOST_AUTO_TEST_CASE(IndexedPathEqualsUpstreamLoops) {
   int preFilterRan = 0;
   int preScoreRan = 0;
+  int nominatedUnchanged = 0;
+  int nominatedChanging = 0;
   for (std::uint32_t seed = 1; seed <= 400; ++seed) {
     BOOST_TEST_CONTEXT("seed " << seed) {
       Generator gen(seed);
@@ -476,7 +479,8 @@ BOOST_AUTO_TEST_CASE(IndexedPathEqualsUpstreamLoops) {
         // AddPod on clones: random pods (nominated ones first) added to random nodes.
         std::vector<fw::PodInfoPtr> candidates;
         for (const fw::NodeInfo* n : lister->nodeInfoList()) {
-          for (const auto& p : lister->nominatedPodsForNode(n->name())) candidates.push_back(p);
+          for (const auto& p : lister->nominatedPodsForNode(n->name()))
+            candidates.push_back(p.info);
         }
         for (int i = 0; i < 3; ++i)
           candidates.push_back(testing::podInfoPtr(gen.pod(2000 + i, nodes, true)));
@@ -505,6 +509,26 @@ BOOST_AUTO_TEST_CASE(IndexedPathEqualsUpstreamLoops) {
             // Removing it again restores the original answers.
             BOOST_TEST(plugin.removePod(clone, pod, *candidate, target).isSuccess());
             checkState(*clone.read<ipa::PreFilterState>(ipa::kPreFilterStateKey), *ref);
+          }
+        }
+        // Each nominated pod on each node: "unchanged" exactly when AddPod changes no count.
+        const auto counts = [](const ipa::PreFilterState& s) {
+          return std::tuple(s.existingAntiAffinityCounts.toMap(), s.affinityCounts.toMap(),
+                            s.antiAffinityCounts.toMap());
+        };
+        for (const fw::NodeInfo* n : lister->nodeInfoList()) {
+          for (const auto& nominated : lister->nominatedPodsForNode(n->name())) {
+            for (const fw::NodeInfo* target : lister->nodeInfoList()) {
+              fw::CycleState clone = state.clone();
+              BOOST_TEST(plugin.addPod(clone, pod, *nominated.info, *target).isSuccess());
+              const bool stayed =
+                  counts(*clone.read<ipa::PreFilterState>(ipa::kPreFilterStateKey)) == counts(*got);
+              const bool unchanged =
+                  plugin.nominatedPodLeavesStateUnchanged(state, pod, *nominated.info, *target);
+              BOOST_TEST(unchanged == stayed,
+                         nominated.info->pod().metadata.name << " on " << target->name());
+              ++(unchanged ? nominatedUnchanged : nominatedChanging);
+            }
           }
         }
         // RemovePod of existing pods (preemption victims), then of a pod never counted:
@@ -565,6 +589,8 @@ BOOST_AUTO_TEST_CASE(IndexedPathEqualsUpstreamLoops) {
   // The generator must actually exercise both paths.
   BOOST_TEST(preFilterRan > 100);
   BOOST_TEST(preScoreRan > 100);
+  BOOST_TEST(nominatedUnchanged > 100);
+  BOOST_TEST(nominatedChanging > 100);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
