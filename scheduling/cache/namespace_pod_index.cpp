@@ -1,16 +1,28 @@
 #include "scheduling/cache/namespace_pod_index.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <unordered_map>
+
+#include "scheduling/framework/string_table.hpp"
 
 namespace scheduling::cache {
 
 namespace {
 
-// Orders by length first, so that most comparisons of distinct values never reach memcmp.
-// Any strict total order works for the binary searches as long as they use the same one.
-bool shortlexLess(std::string_view a, std::string_view b) {
-  return a.size() != b.size() ? a.size() < b.size() : a < b;
+// The element of [first, last) whose run is labelled `label`, else last; the range is ordered
+// by (hash, label). Found by the hash, so that the search reads the runs' array and, once,
+// the label's bytes, instead of the bytes of a label at every step (they lie in the pods, a
+// cache miss each).
+template <typename It, typename RunOf>
+It findRun(It first, It last, std::string_view label, RunOf runOf) {
+  const std::uint64_t hash = framework::hashString(label);
+  auto it = std::lower_bound(first, last, hash,
+                             [&](const auto& e, std::uint64_t h) { return runOf(e).hash < h; });
+  for (; it != last && runOf(*it).hash == hash; ++it) {
+    if (runOf(*it).label == label) return it;
+  }
+  return last;
 }
 
 }  // namespace
@@ -24,6 +36,7 @@ NamespacePodIndex::NamespacePodIndex(std::string ns, std::vector<Entry> pods)
   struct Posting {
     std::uint32_t key;
     std::uint32_t pod;
+    std::uint64_t valueHash;
     std::string_view value;
   };
   std::size_t total = 0;
@@ -34,22 +47,36 @@ NamespacePodIndex::NamespacePodIndex(std::string ns, std::vector<Entry> pods)
     for (const auto& [key, value] : pods_[i].pod->pod().metadata.labels) {
       auto [it, inserted] = keyIds.try_emplace(key, static_cast<std::uint32_t>(keyNames.size()));
       if (inserted) keyNames.push_back(key);
-      all.push_back({it->second, i, value});
+      all.push_back({it->second, i, framework::hashString(value), value});
     }
   }
-  // Renumber keys in key order, which findKey's binary search needs.
+  // The keys are copied next to each other, so that findKey's final comparison reads this
+  // index rather than some pod's labels.
+  std::size_t keyBytes = 0;
+  for (std::string_view key : keyNames) keyBytes += key.size();
+  keyText_.reserve(keyBytes);
+  for (std::string_view& key : keyNames) {
+    const std::size_t at = keyText_.size();
+    keyText_.append(key);
+    key = std::string_view(keyText_).substr(at, key.size());
+  }
+  // Renumber keys in (hash, key) order, which findKey's binary search needs.
+  std::vector<std::uint64_t> keyHashes(keyNames.size());
+  for (std::uint32_t id = 0; id < keyNames.size(); ++id) {
+    keyHashes[id] = framework::hashString(keyNames[id]);
+  }
   std::vector<std::uint32_t> order(keyNames.size());
   for (std::uint32_t id = 0; id < order.size(); ++id) order[id] = id;
-  std::sort(order.begin(), order.end(),
-            [&](std::uint32_t a, std::uint32_t b) { return keyNames[a] < keyNames[b]; });
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return std::tie(keyHashes[a], keyNames[a]) < std::tie(keyHashes[b], keyNames[b]);
+  });
   std::vector<std::uint32_t> rank(order.size());
   for (std::uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
   for (Posting& p : all) p.key = rank[p.key];
 
   std::sort(all.begin(), all.end(), [](const Posting& a, const Posting& b) {
-    if (a.key != b.key) return a.key < b.key;
-    if (a.value != b.value) return shortlexLess(a.value, b.value);
-    return a.pod < b.pod;
+    return std::tie(a.key, a.valueHash, a.value, a.pod) <
+           std::tie(b.key, b.valueHash, b.value, b.pod);
   });
 
   keys_.reserve(order.size());
@@ -57,12 +84,13 @@ NamespacePodIndex::NamespacePodIndex(std::string ns, std::vector<Entry> pods)
   for (std::uint32_t i = 0; i < all.size(); ++i) {
     postings_.push_back(all[i].pod);
     if (keys_.size() != all[i].key + 1) {
+      const std::uint32_t id = order[all[i].key];
       keys_.push_back(
-          {{keyNames[order[all[i].key]], i, i}, static_cast<std::uint32_t>(valueRuns_.size()), 0});
+          {{keyNames[id], keyHashes[id], i, i}, static_cast<std::uint32_t>(valueRuns_.size()), 0});
     }
     KeyRuns& key = keys_.back();
     if (valueRuns_.size() == key.firstValue || valueRuns_.back().label != all[i].value) {
-      valueRuns_.push_back({all[i].value, i, i});
+      valueRuns_.push_back({all[i].value, all[i].valueHash, i, i});
     }
     ++key.key.end;
     ++valueRuns_.back().end;
@@ -71,19 +99,17 @@ NamespacePodIndex::NamespacePodIndex(std::string ns, std::vector<Entry> pods)
 }
 
 const NamespacePodIndex::KeyRuns* NamespacePodIndex::findKey(std::string_view key) const {
-  auto it = std::lower_bound(keys_.begin(), keys_.end(), key,
-                             [](const KeyRuns& k, std::string_view v) { return k.key.label < v; });
-  return it != keys_.end() && it->key.label == key ? &*it : nullptr;
+  auto it = findRun(keys_.begin(), keys_.end(), key,
+                    [](const KeyRuns& k) -> const Run& { return k.key; });
+  return it != keys_.end() ? &*it : nullptr;
 }
 
 const NamespacePodIndex::Run* NamespacePodIndex::findValue(const KeyRuns& key,
                                                            std::string_view value) const {
   auto first = valueRuns_.begin() + key.firstValue;
   auto last = valueRuns_.begin() + key.lastValue;
-  auto it = std::lower_bound(first, last, value, [](const Run& r, std::string_view v) {
-    return shortlexLess(r.label, v);
-  });
-  return it != last && it->label == value ? &*it : nullptr;
+  auto it = findRun(first, last, value, [](const Run& r) -> const Run& { return r; });
+  return it != last ? &*it : nullptr;
 }
 
 NamespacePodIndex::Plan NamespacePodIndex::plan(const labels::Selector& selector) const {

@@ -20,7 +20,9 @@ namespace scheduling::cache {
 //
 // The index is flat (sorted runs over one postings array, found by binary search) rather
 // than maps of vectors: labels with a value per pod (pod names, hashes) would otherwise
-// cost an allocation per pod, and building dominates publishing a snapshot.
+// cost an allocation per pod, and building dominates publishing a snapshot. Runs are ordered
+// by their label's hash, so that a search compares numbers held in the runs rather than
+// label bytes held in the pods: a term that spans every namespace searches each one.
 class NamespacePodIndex {
  public:
   struct Entry {
@@ -35,24 +37,27 @@ class NamespacePodIndex {
   const std::string& ns() const { return ns_; }
   std::size_t size() const { return pods_.size(); }
 
-  // Calls fn(const Entry&) for a superset of the pods `selector` matches, each at most once:
+  // Calls fn(const Entry&) for every pod `selector` matches, each once. The candidates are
   // none for Nothing; else the postings of the most selective `In` or `Exists` requirement
-  // (requirements are ANDed, so any one of them bounds the result); else every pod. The
-  // caller still has to check the selector.
+  // (requirements are ANDed, so any one of them bounds the result); else every pod. They are
+  // checked against the selector unless that requirement is its only one: then the postings
+  // are the answer (the common `matchLabels: {app: x}`), and checking each pod's labels again
+  // was most of a walk over a workload's replicas.
   template <typename Fn>
-  void forEachCandidate(const labels::Selector& selector, Fn&& fn) const;
+  void forEachMatching(const labels::Selector& selector, Fn&& fn) const;
 
  private:
-  // postings_[begin, end) are the pods of one key (ordered by value) or of one value.
+  // postings_[begin, end) are the pods of one key (in its values' order) or of one value.
   struct Run {
     std::string_view label;  // the key or the value
+    std::uint64_t hash;      // framework::hashString(label)
     std::uint32_t begin;
     std::uint32_t end;
     std::uint32_t size() const { return end - begin; }
   };
   struct KeyRuns {
     Run key;
-    // valueRuns_[firstValue, lastValue), sorted by value.
+    // valueRuns_[firstValue, lastValue), sorted by (hash, value).
     std::uint32_t firstValue;
     std::uint32_t lastValue;
   };
@@ -76,8 +81,10 @@ class NamespacePodIndex {
 
   std::string ns_;
   std::vector<Entry> pods_;
-  // Views point into the label strings of the pods held by pods_.
-  std::vector<KeyRuns> keys_;  // sorted by key
+  // The keys' bytes, back to back (keys_ views them); values are views into the label strings
+  // of the pods held by pods_.
+  std::string keyText_;
+  std::vector<KeyRuns> keys_;  // sorted by (hash, key)
   std::vector<Run> valueRuns_;
   std::vector<std::uint32_t> postings_;  // indexes into pods_
 };
@@ -95,7 +102,7 @@ struct NamespacePodDelta {
 // with empty namespace labels, as the incoming pod's terms are once their namespaceSelector
 // is resolved: every one when that selector admits empty labels (Everything, or only
 // negative requirements), else those the term lists. fn(element) for each; none for a
-// Nothing selector.
+// Nothing selector. In those namespaces, term.matches(pod, {}) is term.selector's verdict.
 template <typename T, typename NameOf, typename Fn>
 void forEachNamespaceSelectedBy(const framework::AffinityTerm& term, std::span<const T> sorted,
                                 NameOf nameOf, Fn&& fn) {
@@ -114,17 +121,21 @@ void forEachNamespaceSelectedBy(const framework::AffinityTerm& term, std::span<c
 }
 
 template <typename Fn>
-void NamespacePodIndex::forEachCandidate(const labels::Selector& selector, Fn&& fn) const {
+void NamespacePodIndex::forEachMatching(const labels::Selector& selector, Fn&& fn) const {
   const Plan p = plan(selector);
   if (p.none) return;
+  const bool exact = !p.all && selector.requirements().size() == 1;
+  const auto visit = [&](const Entry& e) {
+    if (exact || selector.matches(e.pod->pod().metadata.labels)) fn(e);
+  };
   if (p.all) {
-    for (const Entry& e : pods_) fn(e);
+    for (const Entry& e : pods_) visit(e);
   } else if (p.in == nullptr) {
-    forEachIn(p.key->key.begin, p.key->key.end, fn);
+    forEachIn(p.key->key.begin, p.key->key.end, visit);
   } else {
     // A pod has one value per key, so the runs of distinct values are disjoint.
     for (const std::string& value : p.in->values) {
-      if (const Run* run = findValue(*p.key, value)) forEachIn(run->begin, run->end, fn);
+      if (const Run* run = findValue(*p.key, value)) forEachIn(run->begin, run->end, visit);
     }
   }
 }

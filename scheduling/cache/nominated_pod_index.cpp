@@ -5,12 +5,6 @@
 
 namespace scheduling::cache {
 
-namespace {
-
-const api::Labels kNoLabels;
-
-}  // namespace
-
 NominatedPodIndex::NominatedPodIndex(
     const NominatedPodsByNode& byNode,
     std::vector<std::shared_ptr<const NamespacePodIndex>> byNamespace)
@@ -57,9 +51,9 @@ void NominatedPodIndex::forEachMatching(
         return index->ns();
       },
       [&](const std::shared_ptr<const NamespacePodIndex>& index) {
-        index->forEachCandidate(term.selector, [&](const NamespacePodIndex::Entry& e) {
-          if (term.matches(e.pod->pod(), kNoLabels)) fn(*e.pod);
-        });
+        // The namespace is selected: the label selector is what is left of term.matches.
+        index->forEachMatching(term.selector,
+                               [&](const NamespacePodIndex::Entry& e) { fn(*e.pod); });
       });
 }
 

@@ -91,20 +91,24 @@ void Snapshot::forEachPodMatchingIn(
     const NamespacePods& pods, const framework::AffinityTerm& term,
     const std::function<void(const framework::PodInfo& pod, const framework::NodeInfo& node)>& fn)
     const {
+  // The namespace is one the term selects (forEachNamespaceSelectedBy): what is left of
+  // term.matches(pod, {}) is its label selector.
   auto emit = [&](const NamespacePodIndex::Entry& e) {
     const framework::NodeInfo* node = nodeBySlot(e.slot);
     // Pods on ghost nodes are not in the snapshot.
-    if (node != nullptr && term.matches(e.pod->pod(), kNoLabels)) fn(*e.pod, *node);
+    if (node != nullptr) fn(*e.pod, *node);
   };
   if (!pods.delta) {
-    pods.index->forEachCandidate(term.selector, emit);
+    pods.index->forEachMatching(term.selector, emit);
     return;
   }
   const auto& removed = pods.delta->removed;
-  pods.index->forEachCandidate(term.selector, [&](const NamespacePodIndex::Entry& e) {
+  pods.index->forEachMatching(term.selector, [&](const NamespacePodIndex::Entry& e) {
     if (!std::binary_search(removed.begin(), removed.end(), e.pod.get())) emit(e);
   });
-  for (const auto& e : pods.delta->added) emit(e);
+  for (const auto& e : pods.delta->added) {
+    if (term.selector.matches(e.pod->pod().metadata.labels)) emit(e);
+  }
 }
 
 void Snapshot::forEachExistingTerm(
