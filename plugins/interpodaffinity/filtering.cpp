@@ -305,7 +305,7 @@ fw::Status InterPodAffinity::preFilter(fw::CycleState& state, const fw::PodInfo&
 
   // Resolve the namespaceSelectors of the incoming required terms on a copy of the PodInfo.
   auto incoming = std::make_shared<PreFilterState::Incoming>(PreFilterState::Incoming{
-      pod, lister.namespaceLabels(pod.pod().metadata.ns), &lister.topology(), {}, {}});
+      pod, lister.namespaceLabels(pod.pod().metadata.ns), &lister.topology(), {}, {}, {}});
   fw::PodInfo& podInfo = incoming->podInfo;
   for (auto& term : podInfo.mutableRequiredAffinityTerms()) {
     mergeAffinityTermNamespacesIfNotEmpty(term, lister);
