@@ -9,6 +9,7 @@
 #include <memory>
 #include <utility>
 
+#include "bench/cold_caches.hpp"
 #include "bench/registrations.hpp"
 #include "bench/scenario.hpp"
 #include "scheduling/cache/cache.hpp"
@@ -74,13 +75,20 @@ void upsertPodAndPublish(benchmark::State& state, const std::string& scenario, P
   }
 }
 
-// Snapshot::getNodeInfo for every name of the scenario's NodeNames body, as a request
-// resolves the nodes it is sent.
-void resolveNodeNames(benchmark::State& state, Scenario& s) {
+// The NodeInfos of every name of the scenario's NodeNames body, as a request resolves the
+// nodes it is sent (getNodeInfos), or looked up one by one (getNodeInfo).
+void resolveNodeNames(benchmark::State& state, Scenario& s, bool together, bool cold) {
   const auto snapshot = s.snapshot();
   const auto& names = *s.namesArgs().nodeNames;
+  std::vector<const scheduling::framework::NodeInfo*> found(names.size());
   for (auto _ : state) {
-    for (const auto& name : names) benchmark::DoNotOptimize(snapshot->getNodeInfo(name));
+    evictIfCold(state, cold);
+    if (together) {
+      snapshot->getNodeInfos(names, found);
+    } else {
+      for (std::size_t i = 0; i < names.size(); ++i) found[i] = snapshot->getNodeInfo(names[i]);
+    }
+    benchmark::DoNotOptimize(found.data());
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * names.size()));
 }
@@ -102,10 +110,16 @@ void registerCacheBenchmarks(const std::string& scenario) {
         [scenario, kind](benchmark::State& state) { upsertPodAndPublish(state, scenario, kind); })
         ->Unit(benchmark::kMicrosecond);
   }
-  benchmark::RegisterBenchmark(
-      ("ResolveNodeNames/" + scenario).c_str(),
-      [scenario](benchmark::State& state) { resolveNodeNames(state, Scenario::get(scenario)); })
-      ->Unit(benchmark::kMicrosecond);
+  for (const bool together : {true, false}) {
+    for (const bool cold : {false, true}) {
+      const std::string name =
+          "ResolveNodeNames/" + scenario + (together ? "" : "/one-by-one") + (cold ? "/cold" : "");
+      benchmark::RegisterBenchmark(name.c_str(), [scenario, together,
+                                                  cold](benchmark::State& state) {
+        resolveNodeNames(state, Scenario::get(scenario), together, cold);
+      })->Unit(benchmark::kMicrosecond);
+    }
+  }
 }
 
 }  // namespace bench

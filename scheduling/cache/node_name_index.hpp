@@ -22,6 +22,24 @@ class NodeNameIndex {
   // kNoSlot for a name no node has.
   framework::NodeSlot find(std::string_view name) const { return slotOf(names_.find(name)); }
 
+  // Finds the names of one request in turn. Names are numbered in the Cache's node order,
+  // which is kube-scheduler's own node tree order (zones round-robin), and kube-scheduler
+  // sends its feasible nodes in that order from a rotating start, chunk by chunk of its
+  // parallel filter: the next name is nearly always the next node, checked first.
+  class Cursor {
+   public:
+    explicit Cursor(const NodeNameIndex& index) : index_(index) {}
+    framework::NodeSlot find(std::string_view name) {
+      const std::uint32_t id = index_.names_.findNext(name, last_);
+      if (id != framework::StringTable::kNotFound) last_ = id;
+      return index_.slotOf(id);
+    }
+
+   private:
+    const NodeNameIndex& index_;
+    std::uint32_t last_ = framework::StringTable::kNotFound;
+  };
+
  private:
   framework::NodeSlot slotOf(std::uint32_t id) const {
     return id == framework::StringTable::kNotFound ? framework::kNoSlot : slots_[id];

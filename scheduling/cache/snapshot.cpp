@@ -41,6 +41,12 @@ const framework::NodeInfo* Snapshot::getNodeInfo(std::string_view name) const {
   return nodeBySlot(names_->find(name));
 }
 
+void Snapshot::getNodeInfos(std::span<const std::string_view> names,
+                            std::span<const framework::NodeInfo*> out) const {
+  NodeNameIndex::Cursor cursor(*names_);
+  for (std::size_t i = 0; i < names.size(); ++i) out[i] = nodeBySlot(cursor.find(names[i]));
+}
+
 const api::Labels& Snapshot::namespaceLabels(std::string_view ns) const {
   auto it = namespaces_->find(ns);
   return it == namespaces_->end() ? kNoLabels : it->second;

@@ -44,6 +44,8 @@ class Snapshot final : public framework::SharedLister {
     return havePodsWithRequiredAntiAffinity_;
   }
   const framework::NodeInfo* getNodeInfo(std::string_view name) const override;
+  void getNodeInfos(std::span<const std::string_view> names,
+                    std::span<const framework::NodeInfo*> out) const override;
   const framework::TopologyIndex& topology() const override { return *topology_; }
 
   const api::Labels& namespaceLabels(std::string_view ns) const override;

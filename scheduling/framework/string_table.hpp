@@ -85,6 +85,14 @@ class StringTable {
 
   // The number of `s`, or kNotFound.
   std::uint32_t find(std::string_view s) const { return find(s, hashString(s)); }
+  // The same, trying first the string numbered after `previous` (the first string after
+  // kNotFound): for strings looked up in the order they were added, that is a comparison
+  // of bytes that follow the previous ones, instead of a probe at a random place.
+  std::uint32_t findNext(std::string_view s, std::uint32_t previous) const {
+    const std::uint32_t next = previous + 1;  // wraps kNotFound to 0
+    if (next < size() && equalStrings(at(next), s)) return next;
+    return find(s);
+  }
   // The number of `s`, added first when absent.
   std::uint32_t intern(std::string_view s);
 

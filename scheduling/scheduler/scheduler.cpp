@@ -44,10 +44,11 @@ Candidates resolve(const framework::SharedLister& snapshot, const api::ExtenderA
   } else if (args.nodeNames) {
     c.names = *args.nodeNames;
   }
-  c.bySent.reserve(c.names.size());
+  c.bySent.resize(c.names.size());
+  snapshot.getNodeInfos(c.names, c.bySent);
   c.known.reserve(c.names.size());
   for (std::size_t i = 0; i < c.names.size(); ++i) {
-    const NodeInfo* info = snapshot.getNodeInfo(c.names[i]);
+    const NodeInfo*& info = c.bySent[i];
     if (info != nullptr && args.nodes && (*args.nodes)[i].labels != info->labels()) {
       const api::SentNode& sent = (*args.nodes)[i];
       auto copy = std::make_unique<NodeInfo>(info->borrowingCopy());
@@ -55,7 +56,6 @@ Candidates resolve(const framework::SharedLister& snapshot, const api::ExtenderA
       info = copy.get();
       c.overridden.push_back(std::move(copy));
     }
-    c.bySent.push_back(info);
     if (info != nullptr) c.known.push_back(info);
   }
   return c;

@@ -196,6 +196,36 @@ BOOST_AUTO_TEST_CASE(for_each_pod_matching) {
   }
 }
 
+// The names of a request found together, in node order or not, with unknown names and
+// repeats: each as getNodeInfo finds it alone.
+BOOST_AUTO_TEST_CASE(node_infos_of_a_request_as_found_one_by_one) {
+  Cache cache;
+  for (int i = 0; i < 6; ++i) {
+    cache.upsertNode(
+        MakeNode().name("n" + std::to_string(i)).label(kZone, "z" + std::to_string(i % 2)).obj());
+  }
+  cache.publish();
+  const auto snapshot = cache.snapshot();
+  Strings inOrder;
+  for (const auto* node : snapshot->nodeInfoList()) inOrder.push_back(node->name());
+  Strings reversed(inOrder.rbegin(), inOrder.rend());
+  const std::vector<Strings> requests = {
+      inOrder,
+      reversed,
+      {inOrder[2], inOrder[3], inOrder[4], inOrder[5], inOrder[0], inOrder[1]},
+      {inOrder[0], "unknown", inOrder[1], inOrder[1], "", inOrder[5], inOrder[0]},
+      {},
+  };
+  for (const auto& names : requests) {
+    const std::vector<std::string_view> views(names.begin(), names.end());
+    std::vector<const framework::NodeInfo*> found(views.size());
+    snapshot->getNodeInfos(views, found);
+    for (std::size_t i = 0; i < views.size(); ++i) {
+      BOOST_TEST(found[i] == snapshot->getNodeInfo(views[i]), "name " << i << " " << views[i]);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(unknown_namespace_and_node_lookups) {
   Cache cache;
   auto snapshot = smallCluster(cache);

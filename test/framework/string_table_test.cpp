@@ -44,6 +44,35 @@ BOOST_AUTO_TEST_CASE(FindsEveryStringAcrossGrowth) {
   BOOST_TEST(table.find("ip-10-0-0-0") == StringTable::kNotFound);
 }
 
+// findNext answers as find does, whatever the string before: the next one, another one,
+// nothing found before, or the last.
+BOOST_AUTO_TEST_CASE(FindNextAnswersAsFind) {
+  StringTable table;
+  for (const char* s : {"n0", "n1", "n2", "n3"}) table.intern(s);
+  struct Case {
+    const char* name;
+    std::uint32_t previous;
+    std::uint32_t want;
+  };
+  const std::vector<Case> cases = {
+      {"n0", StringTable::kNotFound, 0},
+      {"n1", 0, 1},
+      {"n3", 1, 3},
+      {"n0", 3, 0},
+      {"n2", 2, 2},
+      {"x", 1, StringTable::kNotFound},
+      {"n1", StringTable::kNotFound, 1},
+      {"", 3, StringTable::kNotFound},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.name << " after " << c.previous) {
+      BOOST_TEST(table.findNext(c.name, c.previous) == c.want);
+      BOOST_TEST(table.findNext(c.name, c.previous) == table.find(c.name));
+    }
+  }
+  BOOST_TEST(StringTable().findNext("n0", StringTable::kNotFound) == StringTable::kNotFound);
+}
+
 BOOST_AUTO_TEST_CASE(HashDependsOnEveryByteAndTheLength) {
   const std::string base = "node-0000000000000000";
   std::set<std::uint64_t> hashes{hashString(base)};
