@@ -252,16 +252,18 @@ class NodeInfo {
   // Turns a borrowing copy into one with lists of its own, before removing a pod.
   void ownLists();
 
+  // What Filter and Score read of every node they see comes first, in 32 bytes: mostly one
+  // cache line of a NodeInfo they touch once per request.
   const api::Node* node_ = nullptr;
+  const NodeInfo* origin_ = nullptr;  // set in borrowing copies
+  NodeSlot slot_ = kNoSlot;
+  std::int64_t numTerminatingPods_ = 0;
   // Keeps node_ alive; null in a borrowing copy, whose node the origin owns.
   std::shared_ptr<const api::Node> nodeOwner_;
-  NodeSlot slot_ = kNoSlot;
-  const NodeInfo* origin_ = nullptr;  // set in borrowing copies
-  const Lists* borrowed_ = nullptr;   // the origin's lists, listed before own_
+  const Lists* borrowed_ = nullptr;  // the origin's lists, listed before own_
   Lists own_;
   // Keeps own_'s pods alive; in a borrowing copy, only the pods added to it.
   std::vector<PodInfoPtr> owned_;
-  std::int64_t numTerminatingPods_ = 0;
 };
 
 }  // namespace scheduling::framework
