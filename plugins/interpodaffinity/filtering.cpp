@@ -257,8 +257,8 @@ TopologyToMatchedTermCount existingAntiAffinityCounts(const api::Pod& pod,
                                         if (!term.matches(pod, nsLabels)) return;
                                         const fw::TopologyKey key(term.topologyKey,
                                                                   lister.topology());
-                                        for (const auto& [node, n] : nodes)
-                                          counts.addToBase(key, key.valueOf(*node), n);
+                                        for (const auto& [slot, n] : nodes)
+                                          counts.addToBase(key, key.valueAt(slot), n);
                                       });
   return counts;
 }

@@ -37,8 +37,8 @@ bool hasPreferredTerms(const api::Pod& pod) {
 
 // --- TopologyScore ---------------------------------------------------------------------------
 
-void TopologyScore::add(const TopologyKey& key, const fw::NodeInfo& node, std::int64_t amount) {
-  const fw::TopologyValue value = key.valueOf(node);
+void TopologyScore::add(const TopologyKey& key, const fw::TopologyValue& value,
+                        std::int64_t amount) {
   if (!value.present()) return;
   auto it =
       std::find_if(keys_.begin(), keys_.end(), [&](const KeyScores& k) { return k.key == key; });
@@ -136,7 +136,7 @@ fw::Status InterPodAffinity::preScore(fw::CycleState& state, const fw::PodInfo& 
     const fw::TopologyKey key(weighted.term.topologyKey, lister.topology());
     lister.forEachPodMatching(weighted.term,
                               [&](const fw::PodInfo& /*existing*/, const fw::NodeInfo& node) {
-                                scores.add(key, node, amount);
+                                scores.add(key, key.valueOf(node), amount);
                               });
   };
   for (const auto& weighted : preferredAffinity) processIncoming(weighted, 1);
@@ -152,9 +152,9 @@ fw::Status InterPodAffinity::preScore(fw::CycleState& state, const fw::PodInfo& 
           if (!term.matches(incoming, nsLabels)) return;
           const std::int64_t perPod = (fixedWeight != 0 ? fixedWeight : weight) * multiplier;
           const fw::TopologyKey key(term.topologyKey, lister.topology());
-          for (const auto& [node, n] : termNodes) {
+          for (const auto& [slot, n] : termNodes) {
             if (n == 0) continue;
-            scores.add(key, *node, perPod * n);
+            scores.add(key, key.valueAt(slot), perPod * n);
           }
         });
   };

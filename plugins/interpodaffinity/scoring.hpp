@@ -24,10 +24,10 @@ class TopologyScore {
  public:
   using TopologyKey = scheduling::framework::TopologyKey;
 
-  // processTerm's update: `amount` at the node's domain under `key`, when the node has the
-  // key. The key counts as present even when amount is 0, as `m[k][v] += 0` makes it
-  // upstream.
-  void add(const TopologyKey& key, const scheduling::framework::NodeInfo& node,
+  // processTerm's update: `amount` at a node's domain `value` under `key`, when the node
+  // has the key. The key counts as present even when amount is 0, as `m[k][v] += 0` makes
+  // it upstream.
+  void add(const TopologyKey& key, const scheduling::framework::TopologyValue& value,
            std::int64_t amount);
 
   bool empty() const { return keys_.empty(); }

@@ -79,16 +79,16 @@ void ExistingTermIndex::removePod(const framework::PodInfo& pod, std::uint32_t s
 void ExistingTermIndex::update(TermKind kind, const AffinityTerm& term, std::int32_t weight,
                                std::uint32_t slot, std::int64_t delta) {
   const std::size_t hash = hashTerm(kind, term, weight);
-  Group* group = nullptr;
-  auto [first, last] = byHash_.equal_range(hash);
-  for (auto it = first; it != last; ++it) {
-    Group& candidate = *groups_[it->second];
+  auto found = byHash_.end();
+  for (auto [it, last] = byHash_.equal_range(hash); it != last; ++it) {
+    const Group& candidate = *groups_[it->second];
     if (candidate.kind == kind && candidate.weight == weight && *candidate.term == term) {
-      group = &candidate;
+      found = it;
       break;
     }
   }
-  if (group == nullptr) {
+  const auto k = static_cast<std::size_t>(kind);
+  if (found == byHash_.end()) {
     // Removing a term that was never added would be a Cache bug; there is nothing to undo.
     if (delta < 0) return;
     std::uint32_t id;
@@ -99,82 +99,100 @@ void ExistingTermIndex::update(TermKind kind, const AffinityTerm& term, std::int
       id = freeIds_.back();
       freeIds_.pop_back();
     }
-    bySelector_[static_cast<std::size_t>(kind)].reset();  // its positions change
+    bySelector_[k].reset();  // its positions change
+    groupsOfKind_[k].reset();
     groups_[id] = std::make_unique<Group>(
-        Group{kind, weight, hash, std::make_shared<const AffinityTerm>(term), {}, true, {}, {}});
-    group = groups_[id].get();
-    byHash_.emplace(hash, id);
+        Group{kind, weight, hash, std::make_shared<const AffinityTerm>(term), {}, true, {}});
+    changed_.push_back(id);
+    found = byHash_.emplace(hash, id);
+  }
+  const std::uint32_t id = found->second;
+  Group& group = *groups_[id];
+  if (!group.countsChanged) {
+    group.countsChanged = true;
+    changed_.push_back(id);
   }
 
-  group->countsChanged = true;
-  auto it = group->countBySlot.try_emplace(slot, 0).first;
+  auto it = group.countBySlot.try_emplace(slot, 0).first;
   it->second += delta;
   if (it->second > 0) return;
-  group->countBySlot.erase(it);
-  if (!group->countBySlot.empty()) return;
+  group.countBySlot.erase(it);
+  if (!group.countBySlot.empty()) return;
 
-  for (auto [pos, end] = byHash_.equal_range(hash); pos != end; ++pos) {
-    if (groups_[pos->second].get() == group) {
-      bySelector_[static_cast<std::size_t>(group->kind)].reset();
-      freeIds_.push_back(pos->second);
-      groups_[pos->second].reset();
-      byHash_.erase(pos);
-      return;
-    }
-  }
+  bySelector_[k].reset();
+  groupsOfKind_[k].reset();
+  freeIds_.push_back(id);
+  groups_[id].reset();
+  byHash_.erase(found);
 }
 
-bool ExistingTermIndex::reusable(const Group& group,
-                                 std::span<const framework::NodeInfo* const> nodeBySlot) {
-  if (group.countsChanged || !group.nodes) return false;
-  for (std::size_t i = 0; i < group.slots.size(); ++i) {
-    if (nodeBySlot[group.slots[i]] != (*group.nodes)[i].node) return false;
+bool ExistingTermIndex::listNodes(Group& group,
+                                  std::span<const framework::NodeInfo* const> nodeBySlot,
+                                  std::span<const std::uint32_t> positionBySlot) {
+  std::vector<framework::NodeTermCount> nodes;
+  nodes.reserve(group.countBySlot.size());
+  for (const auto& [slot, count] : group.countBySlot) {
+    if (nodeBySlot[slot] != nullptr) nodes.push_back({slot, count});
   }
+  std::sort(nodes.begin(), nodes.end(),
+            [&](const framework::NodeTermCount& a, const framework::NodeTermCount& b) {
+              return positionBySlot[a.slot] < positionBySlot[b.slot];
+            });
+  group.countsChanged = false;
+  const auto same = [](const framework::NodeTermCount& a, const framework::NodeTermCount& b) {
+    return a.slot == b.slot && a.count == b.count;
+  };
+  if (group.nodes &&
+      std::equal(nodes.begin(), nodes.end(), group.nodes->begin(), group.nodes->end(), same)) {
+    return false;
+  }
+  group.nodes = std::make_shared<const std::vector<framework::NodeTermCount>>(std::move(nodes));
   return true;
 }
 
 ExistingTerms ExistingTermIndex::materialize(std::span<const framework::NodeInfo* const> nodeBySlot,
                                              std::span<const std::uint32_t> positionBySlot,
                                              bool nodeOrderChanged) {
-  ExistingTerms out;
-  struct Located {
-    std::uint32_t position;
-    std::uint32_t slot;
-    std::int64_t count;
-  };
-  std::vector<Located> located;
-  for (const auto& group : groups_) {
-    if (!group) continue;
-    if (nodeOrderChanged || !reusable(*group, nodeBySlot)) {
-      located.clear();
-      for (const auto& [slot, count] : group->countBySlot) {
-        if (nodeBySlot[slot] != nullptr) located.push_back({positionBySlot[slot], slot, count});
-      }
-      std::sort(located.begin(), located.end(),
-                [](const Located& a, const Located& b) { return a.position < b.position; });
-      auto nodes = std::make_shared<std::vector<framework::NodeTermCount>>();
-      nodes->reserve(located.size());
-      group->slots.clear();
-      for (const auto& l : located) {
-        nodes->push_back({nodeBySlot[l.slot], l.count});
-        group->slots.push_back(l.slot);
-      }
-      group->nodes = std::move(nodes);
-      group->countsChanged = false;
+  if (nodeOrderChanged) {
+    for (const auto& group : groups_) {
+      if (group) listNodes(*group, nodeBySlot, positionBySlot);
     }
-    out[static_cast<std::size_t>(group->kind)].groups.push_back(
-        {group->term, group->weight, group->nodes});
+    groupsOfKind_ = {};
+  } else {
+    for (std::uint32_t id : changed_) {
+      Group* group = groups_[id].get();
+      if (group == nullptr || !group->countsChanged) continue;
+      if (listNodes(*group, nodeBySlot, positionBySlot))
+        groupsOfKind_[static_cast<std::size_t>(group->kind)].reset();
+    }
   }
-  // Positions are group-id order within a kind, which only changes with that kind's set of
-  // groups: update() drops the kind's index then, and it is rebuilt here.
+  changed_.clear();
+
+  // A kind whose set of groups or whose lists changed is listed again, in group-id order:
+  // the positions its index refers to.
+  if (std::any_of(groupsOfKind_.begin(), groupsOfKind_.end(), [](const auto& g) { return !g; })) {
+    std::array<std::vector<ExistingTermGroup>, kNumTermKinds> lists;
+    for (const auto& group : groups_) {
+      if (!group || groupsOfKind_[static_cast<std::size_t>(group->kind)]) continue;
+      lists[static_cast<std::size_t>(group->kind)].push_back(
+          {group->term, group->weight, group->nodes});
+    }
+    for (std::size_t kind = 0; kind < kNumTermKinds; ++kind) {
+      if (groupsOfKind_[kind]) continue;
+      groupsOfKind_[kind] =
+          std::make_shared<const std::vector<ExistingTermGroup>>(std::move(lists[kind]));
+    }
+  }
+
+  ExistingTerms out;
   std::vector<const AffinityTerm*> terms;
   for (std::size_t kind = 0; kind < kNumTermKinds; ++kind) {
     if (!bySelector_[kind]) {
       terms.clear();
-      for (const auto& group : out[kind].groups) terms.push_back(group.term.get());
+      for (const auto& group : *groupsOfKind_[kind]) terms.push_back(group.term.get());
       bySelector_[kind] = std::make_shared<const TermSelectorIndex>(terms);
     }
-    out[kind].bySelector = bySelector_[kind];
+    out[kind] = {groupsOfKind_[kind], bySelector_[kind]};
   }
   return out;
 }

@@ -16,10 +16,10 @@ namespace scheduling::cache {
 
 inline constexpr std::size_t kNumTermKinds = 4;
 
-// One distinct (term, weight) of one kind as a snapshot hands it out: the nodes of the
-// snapshot whose pods carry it, in node-list order, with how many times (none when all
-// those pods are on ghost nodes). Shared between snapshots while neither the counts nor
-// those nodes' NodeInfos change.
+// One distinct (term, weight) of one kind as a snapshot hands it out: the slots of the
+// snapshot's nodes whose pods carry it, in node-list order, with how many times (none when
+// all those pods are on ghost nodes). Shared between snapshots while neither its counts nor
+// the node order change: slots, unlike NodeInfos, stay the same as the nodes' pods change.
 struct ExistingTermGroup {
   std::shared_ptr<const framework::AffinityTerm> term;
   std::int32_t weight = 0;
@@ -27,10 +27,11 @@ struct ExistingTermGroup {
 };
 
 // The groups of one kind, and their terms filed by selector (positions into `groups`).
-// The index is shared between snapshots for as long as the set of groups does not change:
-// a new workload's terms, or the last pod of one going, rebuilds it, not pod churn.
+// The groups are shared between snapshots while none of the kind changes its counts, the
+// index for as long as the set of groups does not change: a new workload's terms, or the
+// last pod of one going, rebuilds it, not pod churn.
 struct ExistingTermsOfKind {
-  std::vector<ExistingTermGroup> groups;
+  std::shared_ptr<const std::vector<ExistingTermGroup>> groups;
   std::shared_ptr<const TermSelectorIndex> bySelector;
 };
 
@@ -41,7 +42,9 @@ using ExistingTerms = std::array<ExistingTermsOfKind, kNumTermKinds>;
 // the (few) distinct terms instead of hashing every term of every pod again. Pods of one
 // workload share their terms, so there are far fewer groups than pods.
 //
-// Nodes are identified by the Cache's slot numbers; a snapshot maps slots to its NodeInfos.
+// Nodes are identified by the Cache's slot numbers, which a snapshot's NodeInfos carry too.
+// Publishing costs what changed since the previous publish: the groups whose counts
+// changed, and the lists of their kinds; everything when the node order changed.
 class ExistingTermIndex {
  public:
   // Counts (or uncounts) every term of the pod, once per occurrence, on the node `slot`.
@@ -50,10 +53,9 @@ class ExistingTermIndex {
 
   // The groups as seen by a snapshot, each kind's in group-id order: only slots with a
   // NodeInfo in `nodeBySlot` count (a group may be left without nodes; readers skip it).
-  // `positionBySlot` orders the nodes of a group.
-  // A group keeps its previous node list when its counts did not change, the node order
-  // did not change (`nodeOrderChanged` false: no node added, removed or moved) and its
-  // nodes kept their NodeInfos.
+  // `positionBySlot` orders the nodes of a group. `nodeOrderChanged`: a node was added,
+  // removed or moved since the previous call (which is also what turns a slot into a ghost
+  // or back), so every group's list is made again.
   ExistingTerms materialize(std::span<const framework::NodeInfo* const> nodeBySlot,
                             std::span<const std::uint32_t> positionBySlot, bool nodeOrderChanged);
 
@@ -64,13 +66,15 @@ class ExistingTermIndex {
     std::size_t hash;
     std::shared_ptr<const framework::AffinityTerm> term;
     std::unordered_map<std::uint32_t, std::int64_t> countBySlot;
-    // The last materialized node list and the slots it was made from, in its order.
+    // The last materialized node list; stale while countsChanged.
     bool countsChanged = true;
     std::shared_ptr<const std::vector<framework::NodeTermCount>> nodes;
-    std::vector<std::uint32_t> slots;
   };
 
-  static bool reusable(const Group& group, std::span<const framework::NodeInfo* const> nodeBySlot);
+  // Makes the group's node list again; false when it came out as it was (a pod updated in
+  // place leaves the counts as they were), which keeps the previous list.
+  static bool listNodes(Group& group, std::span<const framework::NodeInfo* const> nodeBySlot,
+                        std::span<const std::uint32_t> positionBySlot);
 
   void update(framework::TermKind kind, const framework::AffinityTerm& term, std::int32_t weight,
               std::uint32_t slot, std::int64_t delta);
@@ -79,7 +83,11 @@ class ExistingTermIndex {
   std::vector<std::unique_ptr<Group>> groups_;
   std::vector<std::uint32_t> freeIds_;
   std::unordered_multimap<std::size_t, std::uint32_t> byHash_;
-  // Per kind; null once a group of that kind was created or freed, until materialize().
+  // Ids of the groups whose counts were touched since materialize() (a freed id may be there).
+  std::vector<std::uint32_t> changed_;
+  // Per kind, what the last materialize() handed out; null once a group of the kind is
+  // created or freed, and (the groups) when materialize() finds a group's counts changed.
+  std::array<std::shared_ptr<const std::vector<ExistingTermGroup>>, kNumTermKinds> groupsOfKind_;
   std::array<std::shared_ptr<const TermSelectorIndex>, kNumTermKinds> bySelector_;
 };
 

@@ -38,13 +38,13 @@ Snapshot::Snapshot(Parts parts)
 }
 
 const framework::NodeInfo* Snapshot::getNodeInfo(std::string_view name) const {
-  return nodeBySlot(names_->find(name));
+  return nodeInfoAt(names_->find(name));
 }
 
 void Snapshot::getNodeInfos(std::span<const std::string_view> names,
                             std::span<const framework::NodeInfo*> out) const {
   NodeNameIndex::Cursor cursor(*names_);
-  for (std::size_t i = 0; i < names.size(); ++i) out[i] = nodeBySlot(cursor.find(names[i]));
+  for (std::size_t i = 0; i < names.size(); ++i) out[i] = nodeInfoAt(cursor.find(names[i]));
 }
 
 const api::Labels& Snapshot::namespaceLabels(std::string_view ns) const {
@@ -100,7 +100,7 @@ void Snapshot::forEachPodMatchingIn(
   // The namespace is one the term selects (forEachNamespaceSelectedBy): what is left of
   // term.matches(pod, {}) is its label selector.
   auto emit = [&](const NamespacePodIndex::Entry& e) {
-    const framework::NodeInfo* node = nodeBySlot(e.slot);
+    const framework::NodeInfo* node = nodeInfoAt(e.slot);
     // Pods on ghost nodes are not in the snapshot.
     if (node != nullptr) fn(*e.pod, *node);
   };
@@ -121,7 +121,7 @@ void Snapshot::forEachExistingTerm(
     framework::TermKind kind,
     const std::function<void(const framework::AffinityTerm& term, std::int32_t weight,
                              std::span<const framework::NodeTermCount> nodes)>& fn) const {
-  for (const auto& group : existingTerms_[static_cast<std::size_t>(kind)].groups) {
+  for (const auto& group : *existingTerms_[static_cast<std::size_t>(kind)].groups) {
     if (!group.nodes->empty()) fn(*group.term, group.weight, *group.nodes);
   }
 }
@@ -132,7 +132,7 @@ void Snapshot::forEachExistingTermSelecting(
                              std::span<const framework::NodeTermCount> nodes)>& fn) const {
   const ExistingTermsOfKind& terms = existingTerms_[static_cast<std::size_t>(kind)];
   terms.bySelector->forEachCandidate(podLabels, [&](std::uint32_t position) {
-    const ExistingTermGroup& group = terms.groups[position];
+    const ExistingTermGroup& group = (*terms.groups)[position];
     if (!group.nodes->empty()) fn(*group.term, group.weight, *group.nodes);
   });
 }

@@ -69,6 +69,12 @@ class Snapshot final : public framework::SharedLister {
       const std::function<void(const framework::PodInfo& pod, const framework::NodeInfo& node)>& fn)
       const override;
 
+  // The NodeInfo at a node slot (NodeInfo::slot(), NodeTermCount::slot), null for a ghost,
+  // a free slot or one this snapshot does not know.
+  const framework::NodeInfo* nodeInfoAt(framework::NodeSlot slot) const {
+    return slot < nodeBySlot_.size() ? nodeBySlot_[slot] : nullptr;
+  }
+
   // Every distinct (term, weight) of the kind with the nodes holding it, unfiltered: what
   // forEachExistingTermSelecting narrows down (tests check the one against the other).
   void forEachExistingTerm(
@@ -109,10 +115,6 @@ class Snapshot final : public framework::SharedLister {
   };
 
   explicit Snapshot(Parts parts);
-
-  const framework::NodeInfo* nodeBySlot(std::uint32_t slot) const {
-    return slot < nodeBySlot_.size() ? nodeBySlot_[slot] : nullptr;
-  }
 
   std::vector<std::shared_ptr<const framework::NodeInfo>> nodeInfos_;
   std::vector<const framework::NodeInfo*> nodeInfoList_;

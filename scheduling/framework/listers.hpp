@@ -12,9 +12,10 @@
 namespace scheduling::framework {
 
 // How many of a node's pods carry one affinity term (counted per term, so a pod listing
-// the same term twice counts 2).
+// the same term twice counts 2). The node is named by its slot (NodeInfo::slot()): what a
+// topology key reads, and what stays the same while the node's pods change.
 struct NodeTermCount {
-  const NodeInfo* node;
+  NodeSlot slot;
   std::int64_t count;
 };
 

@@ -112,10 +112,12 @@ class TopologyKey {
   // The node's value under this key. A node of the cycle's snapshot (it has a slot) is read
   // from the column; a node whose labels a request overrides (no slot) from its labels.
   TopologyValue valueOf(const NodeInfo& node) const {
-    if (node.slot() != kNoSlot) {
-      return {column_ != nullptr ? column_->at(node.slot()) : TopologyIndex::kAbsent, {}};
-    }
+    if (node.slot() != kNoSlot) return valueAt(node.slot());
     return valueOfLabels(node.labels());
+  }
+  // The value of the snapshot's node at `slot`.
+  TopologyValue valueAt(NodeSlot slot) const {
+    return {column_ != nullptr ? column_->at(slot) : TopologyIndex::kAbsent, {}};
   }
   // The text of a value this key gave.
   std::string_view text(const TopologyValue& value) const {

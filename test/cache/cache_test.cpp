@@ -68,7 +68,8 @@ std::map<std::string, std::int64_t> antiTermCounts(const Snapshot& snapshot) {
   snapshot.forEachExistingTerm(framework::TermKind::RequiredAntiAffinity,
                                [&](const framework::AffinityTerm&, std::int32_t,
                                    std::span<const framework::NodeTermCount> nodes) {
-                                 for (const auto& n : nodes) out[n.node->name()] += n.count;
+                                 for (const auto& n : nodes)
+                                   out[snapshot.nodeInfoAt(n.slot)->name()] += n.count;
                                });
   return out;
 }

@@ -73,9 +73,11 @@ std::vector<Group> existingTerms(const Snapshot& lister, TermKind kind) {
     Group group{t, weight, {}};
     for (const auto& n : nodes) {
       BOOST_TEST(n.count > 0);
-      BOOST_TEST(n.node == lister.getNodeInfo(n.node->name()), "a NodeInfo of another snapshot");
-      BOOST_TEST(group.nodes.count(n.node->name()) == 0u, "node listed twice in a group");
-      group.nodes[n.node->name()] = n.count;
+      const framework::NodeInfo* node = lister.nodeInfoAt(n.slot);
+      BOOST_TEST_REQUIRE(node != nullptr, "a slot without a node in the snapshot");
+      BOOST_TEST(node->slot() == n.slot);
+      BOOST_TEST(group.nodes.count(node->name()) == 0u, "node listed twice in a group");
+      group.nodes[node->name()] = n.count;
     }
     out.push_back(std::move(group));
   });
@@ -303,7 +305,7 @@ BOOST_AUTO_TEST_CASE(existing_terms_grouped_with_per_node_counts) {
       TermKind::RequiredAntiAffinity,
       [&](const AffinityTerm& t, std::int32_t, std::span<const framework::NodeTermCount> nodes) {
         if (t != inNs) return;
-        for (const auto& n : nodes) order.push_back(n.node->name());
+        for (const auto& n : nodes) order.push_back(snapshot->nodeInfoAt(n.slot)->name());
       });
   BOOST_TEST((order == Strings{"n3", "n2"}));
 }
@@ -445,7 +447,7 @@ class ClusterGenerator {
 
 // The groups forEachExistingTermSelecting hands over for a pod with `podLabels` whose
 // selector matches those labels; each must come at most once.
-std::vector<Group> selectingTerms(const framework::SharedLister& lister, TermKind kind,
+std::vector<Group> selectingTerms(const Snapshot& lister, TermKind kind,
                                   const api::Labels& podLabels) {
   std::vector<Group> out;
   lister.forEachExistingTermSelecting(kind, podLabels,
@@ -454,7 +456,7 @@ std::vector<Group> selectingTerms(const framework::SharedLister& lister, TermKin
                                         if (!t.selector.matches(podLabels)) return;
                                         Group g{t, weight, {}};
                                         for (const auto& n : nodes)
-                                          g.nodes[n.node->name()] += n.count;
+                                          g.nodes[lister.nodeInfoAt(n.slot)->name()] += n.count;
                                         out.push_back(std::move(g));
                                       });
   return out;

@@ -154,8 +154,8 @@ void FakeLister::forEachExistingTerm(
           it = std::prev(groups.end());
         }
         // Nodes are visited one after the other, so a node's entry is the last one.
-        if (it->nodes.empty() || it->nodes.back().node != node) {
-          it->nodes.push_back({node, 0});
+        if (it->nodes.empty() || it->nodes.back().slot != node->slot()) {
+          it->nodes.push_back({node->slot(), 0});
         }
         ++it->nodes.back().count;
       }

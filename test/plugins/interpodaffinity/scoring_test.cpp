@@ -461,8 +461,8 @@ BOOST_AUTO_TEST_CASE(NormalizeScoreArithmetic) {
       {node("a", {{"k", "1"}}), node("b", {{"k", "2"}}), node("c", {{"k", "3"}})}, {});
   fw::CycleState state(lister);
   auto s = std::make_unique<ipa::PreScoreState>();
-  s->topologyScore.add(fw::TopologyKey("k", lister->topology()), *lister->getNodeInfo("a"),
-                       0);  // any entry: non-empty map
+  const fw::TopologyKey key("k", lister->topology());
+  s->topologyScore.add(key, key.valueOf(*lister->getNodeInfo("a")), 0);  // any entry: non-empty map
   state.write(ipa::kPreScoreStateKey, std::move(s));
   const fw::PodInfo pod = testing::podInfo(api::Pod{});
   const auto normalize = [&](std::vector<std::int64_t> raw) {
@@ -502,10 +502,10 @@ BOOST_AUTO_TEST_CASE(TopologyScoreByValueIdAndByText) {
   const fw::NodeInfo inZ9(std::make_shared<const api::Node>(node("y", {{"zone", "z9"}})));
   const fw::NodeInfo noZone(std::make_shared<const api::Node>(node("z", {{"rack", "r1"}})));
   ipa::TopologyScore scores;
-  scores.add(zone, *lister->getNodeInfo("a"), 3);
-  scores.add(zone, *lister->getNodeInfo("b"), 5);
-  scores.add(zone, inZ9, 7);
-  scores.add(zone, noZone, 11);  // no zone: nothing
+  scores.add(zone, zone.valueOf(*lister->getNodeInfo("a")), 3);
+  scores.add(zone, zone.valueAt(lister->getNodeInfo("b")->slot()), 5);
+  scores.add(zone, zone.valueOf(inZ9), 7);
+  scores.add(zone, zone.valueOf(noZone), 11);  // no zone: nothing
   BOOST_TEST(scores.scoreFor(*lister->getNodeInfo("a")) == 3);
   BOOST_TEST(scores.scoreFor(*lister->getNodeInfo("b")) == 5);
   BOOST_TEST(scores.scoreFor(inZ2) == 5);
