@@ -102,7 +102,7 @@ void ExistingTermIndex::update(TermKind kind, const AffinityTerm& term, std::int
     bySelector_[k].reset();  // its positions change
     groupsOfKind_[k].reset();
     groups_[id] = std::make_unique<Group>(
-        Group{kind, weight, hash, std::make_shared<const AffinityTerm>(term), {}, true, {}});
+        Group{kind, weight, std::make_shared<const AffinityTerm>(term), {}, true, {}});
     changed_.push_back(id);
     found = byHash_.emplace(hash, id);
   }
@@ -153,17 +153,17 @@ bool ExistingTermIndex::listNodes(Group& group,
 ExistingTerms ExistingTermIndex::materialize(std::span<const framework::NodeInfo* const> nodeBySlot,
                                              std::span<const std::uint32_t> positionBySlot,
                                              bool nodeOrderChanged) {
+  const auto relist = [&](Group& group) {
+    if (listNodes(group, nodeBySlot, positionBySlot))
+      groupsOfKind_[static_cast<std::size_t>(group.kind)].reset();
+  };
   if (nodeOrderChanged) {
     for (const auto& group : groups_) {
-      if (group) listNodes(*group, nodeBySlot, positionBySlot);
+      if (group) relist(*group);
     }
-    groupsOfKind_ = {};
   } else {
     for (std::uint32_t id : changed_) {
-      Group* group = groups_[id].get();
-      if (group == nullptr || !group->countsChanged) continue;
-      if (listNodes(*group, nodeBySlot, positionBySlot))
-        groupsOfKind_[static_cast<std::size_t>(group->kind)].reset();
+      if (groups_[id] && groups_[id]->countsChanged) relist(*groups_[id]);
     }
   }
   changed_.clear();

@@ -55,7 +55,7 @@ class ExistingTermIndex {
   // NodeInfo in `nodeBySlot` count (a group may be left without nodes; readers skip it).
   // `positionBySlot` orders the nodes of a group. `nodeOrderChanged`: a node was added,
   // removed or moved since the previous call (which is also what turns a slot into a ghost
-  // or back), so every group's list is made again.
+  // or back), so every group's list is made again, not only those whose counts changed.
   ExistingTerms materialize(std::span<const framework::NodeInfo* const> nodeBySlot,
                             std::span<const std::uint32_t> positionBySlot, bool nodeOrderChanged);
 
@@ -63,7 +63,6 @@ class ExistingTermIndex {
   struct Group {
     framework::TermKind kind;
     std::int32_t weight;
-    std::size_t hash;
     std::shared_ptr<const framework::AffinityTerm> term;
     std::unordered_map<std::uint32_t, std::int64_t> countBySlot;
     // The last materialized node list; stale while countsChanged.
@@ -86,7 +85,7 @@ class ExistingTermIndex {
   // Ids of the groups whose counts were touched since materialize() (a freed id may be there).
   std::vector<std::uint32_t> changed_;
   // Per kind, what the last materialize() handed out; null once a group of the kind is
-  // created or freed, and (the groups) when materialize() finds a group's counts changed.
+  // created or freed, and (the groups) when materialize() finds a group's list changed.
   std::array<std::shared_ptr<const std::vector<ExistingTermGroup>>, kNumTermKinds> groupsOfKind_;
   std::array<std::shared_ptr<const TermSelectorIndex>, kNumTermKinds> bySelector_;
 };
