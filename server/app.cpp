@@ -114,14 +114,56 @@ std::optional<informers::ClientConfig> checkClusterSource(const Options& options
   return config;
 }
 
-std::shared_ptr<TlsContextProvider> loadTls(const Options& options) {
+// The serving certificate, asking clients for one signed by `clientCaFile` unless it is empty;
+// null without --tls-cert-file.
+std::shared_ptr<TlsContextProvider> loadTls(const Options& options,
+                                            const std::string& clientCaFile) {
   if (options.tlsCertFile.empty()) return nullptr;
   try {
     return std::make_shared<TlsContextProvider>(
-        TlsFiles{options.tlsCertFile, options.tlsPrivateKeyFile, options.clientCaFile});
+        TlsFiles{options.tlsCertFile, options.tlsPrivateKeyFile, clientCaFile});
   } catch (const std::runtime_error& e) {
     throw Fatal{e.what()};
   }
+}
+
+// The listeners: --listen for every endpoint, or, with --metrics-listen, the scheduling verbs
+// there and the probes and /metrics on their own address, with the same certificate but no
+// client certificate asked for (kubelet and Prometheus present none).
+HttpServerOptions serverOptions(const Options& options, int cpus) {
+  HttpServerOptions server;
+  server.maxBodyBytes = options.maxBodyBytes;
+  server.computeThreads = cpus;
+  server.maxConnections = options.maxConnections;
+  server.listeners.push_back(
+      {"--listen", options.listen.host, options.listen.port,
+       options.metricsListen ? Served::SchedulingVerbs : Served::All,
+       loadTls(options, options.clientCaFile),
+       CallerPolicy(!options.clientCaFile.empty(), options.allowedClientNames)});
+  if (options.metricsListen) {
+    server.listeners.push_back({"--metrics-listen", options.metricsListen->host,
+                                options.metricsListen->port, Served::HealthAndMetrics,
+                                loadTls(options, ""), CallerPolicy()});
+  }
+  return server;
+}
+
+// `https://0.0.0.0:8888 (mutual TLS, 1 allowed client name)`, for the start-up line.
+std::string describeListener(const ListenerOptions& listener,
+                             const boost::asio::ip::tcp::endpoint& endpoint) {
+  const bool mutualTls = listener.tls && listener.tls->requiresClientCertificate();
+  std::string text = std::string(listener.tls ? "https://" : "http://") +
+                     endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+  if (mutualTls) text += " (mutual TLS)";
+  switch (listener.served) {
+    case Served::All:
+      return text;
+    case Served::SchedulingVerbs:
+      return text + " for the scheduling verbs";
+    case Served::HealthAndMetrics:
+      return text + " for /healthz, /readyz and /metrics";
+  }
+  return text;
 }
 
 // Blocks SIGTERM and SIGINT in this thread and every thread started after, so that the
@@ -156,6 +198,7 @@ int serve(const Options& options) {
   const sigset_t signals = blockTerminationSignals();
   logging::setVerbosity(options.verbosity);
   logging::setFormat(options.jsonLogs ? logging::Format::Json : logging::Format::Text);
+  for (const auto& deprecation : options.deprecations) SX_LOG_WARNING << deprecation;
   auto framework = buildFramework(options);
   if (options.checkConfig) {
     std::cout << "configuration OK: " << describeProfile(*framework) << "\n";
@@ -185,36 +228,32 @@ int serve(const Options& options) {
       apiSource = std::make_unique<scheduling::sources::ApiSource>(
           *apiServer, *cache, informerReporter, scheduling::informers::ReflectorOptions{},
           [] { SX_LOG_INFO << "ready: namespaces, nodes and pods listed"; });
-      scheduling::binding::BinderOptions binderOptions;
-      binderOptions.assumedPodTtl = options.assumedPodTtl;
       binder = std::make_unique<scheduling::binding::Binder>(*apiServer, *cache, inFlight,
-                                                             bindingReporter, binderOptions);
+                                                             bindingReporter);
     } catch (const std::runtime_error& e) {
       throw Fatal{e.what()};
     }
   }
   std::atomic<bool> draining{false};
 
-  HttpServerOptions serverOptions{
-      options.listenHost, options.listenPort,    options.maxBodyBytes, 2, cpus,
-      loadTls(options),   options.maxConnections};
-  const bool mutualTls = serverOptions.tls && serverOptions.tls->requiresClientCertificate();
+  const HttpServerOptions listening = serverOptions(options, cpus);
   HttpServer server(
-      serverOptions,
-      Router({scheduler, *cache, metrics,
-              [&] { return apiSource ? apiSource->synced() : fileLoaded.load(); },
-              [&draining] { return draining.load(); }, mutualTls, binder.get(), &inFlight}),
+      listening,
+      RouterContext{scheduler, *cache, metrics,
+                    [&] { return apiSource ? apiSource->synced() : fileLoaded.load(); },
+                    [&draining] { return draining.load(); }, binder.get(), &inFlight},
       compute);
   try {
     server.start();
-  } catch (const boost::system::system_error& e) {
-    throw Fatal{"--listen " + options.listenHost + ":" + std::to_string(options.listenPort) + ": " +
-                e.code().message()};
+  } catch (const std::runtime_error& e) {
+    throw Fatal{e.what()};
   }
-  const auto endpoint = server.localEndpoint();
-  SX_LOG_INFO << "scheduler-extender " << SX_VERSION << " serving on "
-              << (serverOptions.tls ? "https://" : "http://") << endpoint.address().to_string()
-              << ":" << endpoint.port() << (mutualTls ? " (mutual TLS)" : "") << "; "
+  std::string serving;
+  for (std::size_t i = 0; i < listening.listeners.size(); ++i) {
+    serving +=
+        (i == 0 ? "" : " and ") + describeListener(listening.listeners[i], server.localEndpoint(i));
+  }
+  SX_LOG_INFO << "scheduler-extender " << SX_VERSION << " serving on " << serving << "; "
               << describeProfile(*framework);
 
   // Serving first, loading second: /healthz answers and /readyz says 503 meanwhile.
@@ -226,8 +265,7 @@ int serve(const Options& options) {
     binder->start();
     SX_LOG_INFO << "binding through the API server for /bind; a request waits at most "
                 << options.inFlightWait.count() << "ms for a pod in flight that can change its "
-                << "answer; assumed pods expire after " << options.assumedPodTtl.count()
-                << "ms unconfirmed";
+                << "answer";
   } else {
     loadClusterState(options, *cache);
     fileLoaded.store(true);

@@ -17,14 +17,16 @@
 namespace server {
 
 // One HTTP/1.1 connection, whatever carries it, as in Beast's advanced flex server: the
-// plain and the TLS session derive from this (CRTP) and provide `stream()`, `doEof()` and
-// `hasClientCertificate()`. Each message gets a fresh parser with the body limit; framework
-// requests run on the compute pool and the answer comes back to the connection's strand.
+// plain and the TLS session derive from this (CRTP) and provide `stream()` and `doEof()`;
+// `caller_` says who is at the other end. Each message gets a fresh parser with the body
+// limit; framework requests run on the compute pool and the answer comes back to the
+// connection's strand.
 template <class Derived>
 class HttpSession {
  protected:
-  explicit HttpSession(SessionContext& context) : context_(context) {
+  HttpSession(SessionContext& context, boost::asio::ip::tcp::endpoint peer) : context_(context) {
     context_.connections.fetch_add(1);
+    caller_.address = peer;
   }
   ~HttpSession() { context_.connections.fetch_sub(1); }
   HttpSession(const HttpSession&) = delete;
@@ -51,6 +53,7 @@ class HttpSession {
 
   SessionContext& context_;
   boost::beast::flat_buffer buffer_;
+  Caller caller_;  // the TLS session adds the client certificate after its handshake
 
  private:
   Derived& derived() { return static_cast<Derived&>(*this); }
@@ -101,8 +104,7 @@ class HttpSession {
     const std::size_t buffered = std::min(buffer_.size(), length);
     net::buffer_copy(net::buffer(body->data(), buffered), buffer_.data());
     buffer_.consume(buffered);
-    if (context_.router.decodesExtenderArgs(parser_->get(),
-                                            Caller{derived().hasClientCertificate()})) {
+    if (context_.router.decodesExtenderArgs(parser_->get(), caller_)) {
       streamed_ = std::make_shared<StreamedArgs>(context_.compute, body);
       return readBodyStreaming(std::move(body), buffered);
     }
@@ -173,7 +175,6 @@ class HttpSession {
   }
 
   void dispatch(Request request) {
-    const Caller caller{derived().hasClientCertificate()};
     // The body goes back to the buffers once nobody reads the request any more.
     std::shared_ptr<Request> owned(new Request(std::move(request)),
                                    [buffers = context_.bodyBuffers](Request* done) {
@@ -189,7 +190,7 @@ class HttpSession {
       });
     };
     if (!Router::runsFramework(*shared)) {
-      return context_.router.handle(std::move(shared), caller, nullptr, std::move(respond));
+      return context_.router.handle(std::move(shared), caller_, nullptr, std::move(respond));
     }
 
     if (context_.computeInFlight.fetch_add(1) >= context_.maxComputeInFlight) {
@@ -201,10 +202,9 @@ class HttpSession {
     const bool small = shared->body().size() < kDirectReadBytes;
     // A request held for a pod in flight keeps its place in computeInFlight until answered,
     // which bounds how many are held.
-    auto run = [self = derived().shared_from_this(), request = std::move(shared), caller,
-                streamed = std::move(streamed_),
-                respond = std::move(respond)]() mutable {
-      self->context_.router.handle(std::move(request), caller, std::move(streamed),
+    auto run = [self = derived().shared_from_this(), request = std::move(shared),
+                streamed = std::move(streamed_), respond = std::move(respond)]() mutable {
+      self->context_.router.handle(std::move(request), self->caller_, std::move(streamed),
                                    [self, respond = std::move(respond)](Response response) {
                                      self->context_.computeInFlight.fetch_sub(1);
                                      respond(std::move(response));

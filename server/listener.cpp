@@ -60,12 +60,17 @@ void Listener::onAccept(boost::beast::error_code ec, tcp::socket socket) {
                 << " connections open (--max-connections)";
     boost::system::error_code ignored;
     socket.close(ignored);
-  } else if (tls_ != nullptr) {
-    std::make_shared<TlsSession>(boost::beast::tcp_stream(std::move(socket)), tls_->current(),
-                                 context_)
-        ->run();
   } else {
-    std::make_shared<PlainSession>(boost::beast::tcp_stream(std::move(socket)), context_)->run();
+    boost::system::error_code ignored;  // a peer already gone is logged as 0.0.0.0:0
+    const tcp::endpoint peer = socket.remote_endpoint(ignored);
+    if (tls_ != nullptr) {
+      std::make_shared<TlsSession>(boost::beast::tcp_stream(std::move(socket)), tls_->current(),
+                                   context_, peer)
+          ->run();
+    } else {
+      std::make_shared<PlainSession>(boost::beast::tcp_stream(std::move(socket)), context_, peer)
+          ->run();
+    }
   }
   doAccept();
 }

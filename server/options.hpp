@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,27 +21,42 @@ class UsageError : public std::runtime_error {
 // Large enough for a 5000-node NodeList of full Node objects (about 52 MB).
 inline constexpr std::size_t kDefaultMaxBodyBytes = 128u << 20;
 
+// Where a listener binds: HOST:PORT, port 0 for one the kernel picks.
+struct ListenAddress {
+  std::string host = "0.0.0.0";
+  std::uint16_t port = 8888;
+
+  bool operator==(const ListenAddress&) const = default;
+};
+
 struct Options {
-  std::string listenHost = "0.0.0.0";
-  std::uint16_t listenPort = 8888;
+  // --listen: the scheduling verbs, and the probes and /metrics unless metricsListen is set.
+  ListenAddress listen;
+  // --metrics-listen: /healthz, /readyz and /metrics on an address of their own.
+  std::optional<ListenAddress> metricsListen;
   std::string clusterState;       // --cluster-state
   std::string kubeconfig;         // --kubeconfig
   std::string config;             // --config
   std::string tlsCertFile;        // --tls-cert-file
   std::string tlsPrivateKeyFile;  // --tls-private-key-file
   std::string clientCaFile;       // --client-ca-file
+  // --allowed-client-names: the client certificate names (CN or DNS SAN) the scheduling verbs
+  // answer; empty: any certificate --client-ca-file signed.
+  std::vector<std::string> allowedClientNames;
   std::size_t maxBodyBytes = kDefaultMaxBodyBytes;
   int shutdownGraceSeconds = 10;      // --shutdown-grace
   std::size_t maxConnections = 4096;  // --max-connections
   // --in-flight-wait: the longest a request waits for a pod in flight (0: never).
   std::chrono::milliseconds inFlightWait{1000};
-  // --assumed-pod-ttl: how long a pod bound through /bind counts unconfirmed by the watch.
-  std::chrono::milliseconds assumedPodTtl{30000};
+  // --scheduler-names: /bind binds only pods whose spec.schedulerName is one of these.
+  std::vector<std::string> schedulerNames{"default-scheduler"};
   int verbosity = 0;
   bool jsonLogs = false;     // --log-format=json
   bool checkConfig = false;  // validate --config, print the effective profile, exit
   bool help = false;
   bool version = false;
+  // Deprecated flags that were given, each with what to do instead: logged at start-up.
+  std::vector<std::string> deprecations;
 };
 
 // Throws UsageError naming the flag.

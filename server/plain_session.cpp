@@ -4,8 +4,9 @@
 
 namespace server {
 
-PlainSession::PlainSession(boost::beast::tcp_stream&& stream, SessionContext& context)
-    : HttpSession(context), stream_(std::move(stream)) {}
+PlainSession::PlainSession(boost::beast::tcp_stream&& stream, SessionContext& context,
+                           boost::asio::ip::tcp::endpoint peer)
+    : HttpSession(context, peer), stream_(std::move(stream)) {}
 
 void PlainSession::run() {
   // Start on the connection's strand: the stream is only touched from there.

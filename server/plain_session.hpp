@@ -12,13 +12,13 @@ namespace server {
 class PlainSession : public HttpSession<PlainSession>,
                      public std::enable_shared_from_this<PlainSession> {
  public:
-  PlainSession(boost::beast::tcp_stream&& stream, SessionContext& context);
+  PlainSession(boost::beast::tcp_stream&& stream, SessionContext& context,
+               boost::asio::ip::tcp::endpoint peer);
 
   void run();
 
   boost::beast::tcp_stream& stream() { return stream_; }
   void doEof();
-  bool hasClientCertificate() const { return false; }
 
  private:
   boost::beast::tcp_stream stream_;

@@ -174,8 +174,8 @@ void metrics(const RouterContext& c, const ExchangePtr& ex) {
 struct Route {
   std::string_view path;
   http::verb method;
+  RouteGroup group;
   bool runsFramework;  // needs a synced cache; runs on the compute pool
-  bool probe;          // kubelet calls it without a client certificate
   bool extenderArgs;   // its body is an ExtenderArgs
   void (*serve)(const RouterContext&, const ExchangePtr&);
 };
@@ -183,15 +183,27 @@ struct Route {
 // /bind needs no synced cache (the API server decides) and no compute: its work is the
 // binder's.
 constexpr std::array kRoutes = {
-    Route{"/filter", http::verb::post, true, false, true, &filter},
-    Route{"/prioritize", http::verb::post, true, false, true, &prioritize},
-    Route{"/preempt", http::verb::post, true, false, false, &preempt},
-    Route{"/explain", http::verb::post, true, false, true, &explain},
-    Route{"/bind", http::verb::post, false, false, false, &bind},
-    Route{"/healthz", http::verb::get, false, true, false, &healthz},
-    Route{"/readyz", http::verb::get, false, true, false, &readyz},
-    Route{"/metrics", http::verb::get, false, false, false, &metrics},
+    Route{"/filter", http::verb::post, RouteGroup::Scheduling, true, true, &filter},
+    Route{"/prioritize", http::verb::post, RouteGroup::Scheduling, true, true, &prioritize},
+    Route{"/preempt", http::verb::post, RouteGroup::Scheduling, true, false, &preempt},
+    Route{"/explain", http::verb::post, RouteGroup::Scheduling, true, true, &explain},
+    Route{"/bind", http::verb::post, RouteGroup::Scheduling, false, false, &bind},
+    Route{"/healthz", http::verb::get, RouteGroup::Probe, false, false, &healthz},
+    Route{"/readyz", http::verb::get, RouteGroup::Probe, false, false, &readyz},
+    Route{"/metrics", http::verb::get, RouteGroup::Metrics, false, false, &metrics},
 };
+
+bool serves(Served served, RouteGroup group) {
+  switch (served) {
+    case Served::All:
+      return true;
+    case Served::SchedulingVerbs:
+      return group == RouteGroup::Scheduling;
+    case Served::HealthAndMetrics:
+      return group != RouteGroup::Scheduling;
+  }
+  return false;
+}
 
 constexpr std::string_view kRequestIdHeader = "X-Request-Id";
 constexpr std::size_t kLoggedAnswerBytes = 4096;
@@ -220,36 +232,60 @@ const Route* findRoute(std::string_view path) {
   return nullptr;
 }
 
-// Why the request is refused before its route serves it, if it is: known from the header.
-std::optional<Answer> refusal(const RouterContext& context, const Route* route,
-                              const Request& request, const Caller& caller) {
-  if (context.requireClientCertificate && !caller.hasClientCertificate &&
-      (route == nullptr || !route->probe)) {
-    return errorAnswer(http::status::unauthorized,
-                       "a client certificate signed by --client-ca-file is required");
-  }
-  if (route == nullptr) {
-    return errorAnswer(http::status::not_found,
-                       "no such endpoint: " + std::string(pathOf(request)));
-  }
-  if (request.method() != route->method) {
-    return errorAnswer(http::status::method_not_allowed,
-                       std::string(route->path) + " accepts " +
-                           std::string(http::to_string(route->method)) + " only");
-  }
-  if (route->runsFramework && !context.synced()) {
-    return errorAnswer(http::status::service_unavailable, "cluster state not synced yet");
-  }
-  return std::nullopt;
-}
+// What the router of one listener refuses before a route serves the request: known from the
+// header and the connection.
+struct Gate {
+  const RouterContext& context;
+  Served served;
+  const CallerPolicy& callers;
 
-void serve(const RouterContext& context, const Route* route, const Caller& caller,
-           const ExchangePtr& ex) {
-  if (auto refused = refusal(context, route, *ex->request, caller)) {
-    return ex->answer(std::move(*refused));
+  // The caller first, so that one without a certificate learns nothing of the paths: an
+  // unknown path is guarded as /metrics is.
+  std::optional<CallerPolicy::Refusal> callerRefusal(const Route* route,
+                                                     const Caller& caller) const {
+    return callers.refusal(route != nullptr ? route->group : RouteGroup::Metrics, caller);
   }
-  guarded(ex->answer, [&] { route->serve(context, ex); });
-}
+
+  std::optional<Answer> requestRefusal(const Route* route, const Request& request) const {
+    const std::string_view path = pathOf(request);
+    if (route == nullptr) {
+      return errorAnswer(http::status::not_found, "no such endpoint: " + std::string(path));
+    }
+    // An endpoint of the other listener is not found here either, but the answer says where it
+    // is, for whoever points a probe or a scrape at the wrong port.
+    if (!serves(served, route->group)) {
+      return errorAnswer(http::status::not_found,
+                         std::string(path) + " is served on the " +
+                             (served == Served::SchedulingVerbs ? "--metrics-listen" : "--listen") +
+                             " address, not on this one");
+    }
+    if (request.method() != route->method) {
+      return errorAnswer(http::status::method_not_allowed,
+                         std::string(route->path) + " accepts " +
+                             std::string(http::to_string(route->method)) + " only");
+    }
+    if (route->runsFramework && !context.synced()) {
+      return errorAnswer(http::status::service_unavailable, "cluster state not synced yet");
+    }
+    return std::nullopt;
+  }
+
+  bool refuses(const Route* route, const Request& request, const Caller& caller) const {
+    return callerRefusal(route, caller) || requestRefusal(route, request);
+  }
+
+  void serve(const Route* route, const Caller& caller, const ExchangePtr& ex) const {
+    if (auto refused = callerRefusal(route, caller)) {
+      SX_LOG_WARNING << "refused " << ex->request->method_string() << " " << pathOf(*ex->request)
+                     << " from " << caller.address << ": " << refused->message;
+      return ex->answer(errorAnswer(refused->status, refused->message));
+    }
+    if (auto refused = requestRefusal(route, *ex->request)) {
+      return ex->answer(std::move(*refused));
+    }
+    guarded(ex->answer, [&] { route->serve(context, ex); });
+  }
+};
 
 // Every response, routed or not, is built here: one place sets the content type, keep-alive,
 // and the Retry-After that a 503 promises.
@@ -279,7 +315,8 @@ bool Router::runsFramework(const Request& request) {
 
 bool Router::decodesExtenderArgs(const Request& request, const Caller& caller) const {
   const Route* route = findRoute(pathOf(request));
-  return route != nullptr && route->extenderArgs && !refusal(context_, route, request, caller);
+  return route != nullptr && route->extenderArgs &&
+         !Gate{context_, served_, callers_}.refuses(route, request, caller);
 }
 
 void Router::handle(std::shared_ptr<const Request> request, const Caller& caller,
@@ -313,7 +350,7 @@ void Router::handle(std::shared_ptr<const Request> request, const Caller& caller
     }
     respond(std::move(response));
   };
-  serve(context_, route, caller, ex);
+  Gate{context_, served_, callers_}.serve(route, caller, ex);
 }
 
 Response Router::handle(const Request& request, const Caller& caller) const {

@@ -10,6 +10,7 @@
 #include "scheduling/scheduler/in_flight_pods.hpp"
 #include "scheduling/scheduler/scheduler.hpp"
 #include "server/answer_body.hpp"
+#include "server/caller_policy.hpp"
 #include "server/metrics.hpp"
 #include "server/streamed_args.hpp"
 
@@ -29,8 +30,6 @@ struct RouterContext {
   // True once a drain has begun: /readyz answers 503 so that traffic moves elsewhere, while
   // the requests still arriving are answered.
   std::function<bool()> draining;
-  // Mutual TLS: every endpoint but the probes answers 401 to a client without a certificate.
-  bool requireClientCertificate = false;
   // Binds for /bind; null without an API server (--cluster-state), when /bind answers an
   // error.
   scheduling::binding::Binder* binder = nullptr;
@@ -38,19 +37,25 @@ struct RouterContext {
   const scheduling::InFlightPods* inFlight = nullptr;
 };
 
-// Who sent a request, as far as the transport knows.
-struct Caller {
-  bool hasClientCertificate = false;
+// Which endpoints a listener serves: all of them on the one --listen, or, with
+// --metrics-listen, the scheduling verbs on one and the probes and /metrics on the other, so
+// that kubelet and Prometheus never need to reach the port that can place pods.
+enum class Served {
+  All,
+  SchedulingVerbs,
+  HealthAndMetrics,
 };
 
 // Maps one request to one response, with no sockets involved, so every endpoint is
-// testable as a function. Bad input becomes a 4xx with `{"error": "..."}` here, in one place.
+// testable as a function. Bad input becomes a 4xx with `{"error": "..."}` here, in one place,
+// and so does a caller the listener's policy refuses. One router per listener.
 class Router {
  public:
   using Respond = std::function<void(Response)>;
   using Streamed = StreamedArgs;
 
-  explicit Router(RouterContext context) : context_(std::move(context)) {}
+  explicit Router(RouterContext context, Served served = Served::All, CallerPolicy callers = {})
+      : context_(std::move(context)), served_(served), callers_(std::move(callers)) {}
 
   // Answers through `respond`, exactly once: within this call for most requests; later, from
   // another thread, for one held for a pod in flight (on the scheduler's executor) or waiting
@@ -70,6 +75,8 @@ class Router {
 
  private:
   RouterContext context_;
+  Served served_;
+  CallerPolicy callers_;
 };
 
 // `{"error": message}` for failures found before routing (broken HTTP, oversize bodies, a

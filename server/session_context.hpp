@@ -19,7 +19,8 @@ inline constexpr std::size_t kDirectReadBytes = 1024 * 1024;
 // decodes the items it completes while the next read waits for the kernel.
 inline constexpr std::size_t kStreamedReadBytes = 1024 * 1024;
 
-// What every connection shares: the router, the compute pool and the admission counters.
+// What every connection of one listener shares: its router, the compute pool and the
+// listener's admission counters.
 struct SessionContext {
   const Router& router;
   boost::asio::thread_pool& compute;

@@ -16,20 +16,18 @@ class TlsSession : public HttpSession<TlsSession>, public std::enable_shared_fro
   // `tls` is the context current when the connection was accepted; the session keeps it
   // alive, so a certificate reload never pulls it from under an open connection.
   TlsSession(boost::beast::tcp_stream&& stream, std::shared_ptr<boost::asio::ssl::context> tls,
-             SessionContext& context);
+             SessionContext& context, boost::asio::ip::tcp::endpoint peer);
 
   void run();
 
   boost::beast::ssl_stream<boost::beast::tcp_stream>& stream() { return stream_; }
   void doEof();
-  bool hasClientCertificate() const { return hasClientCertificate_; }
 
  private:
   void onHandshake(boost::beast::error_code ec);
 
   std::shared_ptr<boost::asio::ssl::context> tls_;
   boost::beast::ssl_stream<boost::beast::tcp_stream> stream_;
-  bool hasClientCertificate_ = false;
 };
 
 }  // namespace server

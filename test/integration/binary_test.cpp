@@ -46,6 +46,11 @@ const std::vector<StartupErrorCase> kStartupErrors = {
      {"--cluster-state", kExamples + "cluster-state.json", "--listen", "203.0.113.7:80"},
      1,
      "--listen 203.0.113.7:80: "},
+    {"unusable metrics address is named",
+     {"--cluster-state", kExamples + "cluster-state.json", "--listen", "127.0.0.1:0",
+      "--metrics-listen", "203.0.113.7:80"},
+     1,
+     "--metrics-listen 203.0.113.7:80: "},
 };
 
 }  // namespace
@@ -87,8 +92,8 @@ BOOST_AUTO_TEST_CASE(check_config_accepts_the_example_and_names_a_bad_field) {
              "percentageOfNodesToScore 100\n");
 
   const auto path = testing::writeTempFile("bad.yaml",
-                                  "plugins:\n  score:\n    - name: PodState\n"
-                                  "      weight: -3\n");
+                                           "plugins:\n  score:\n    - name: PodState\n"
+                                           "      weight: -3\n");
   const auto bad = testing::runBinary({"--check-config", "--config", path});
   BOOST_TEST(bad.exitCode == 1);
   BOOST_TEST(bad.err.find("plugins.score[0].weight") != std::string::npos, bad.err);
@@ -110,6 +115,41 @@ BOOST_AUTO_TEST_CASE(serves_the_example_cluster_and_drains_on_sigterm) {
   BOOST_TEST(process.stop(SIGTERM) == 0);
   BOOST_TEST(process.log().find("loaded cluster state from") != std::string::npos);
   BOOST_TEST(process.log().find("received SIGTERM, draining") != std::string::npos);
+}
+
+// --metrics-listen: kubelet's probes and Prometheus on one port, kube-scheduler's verbs on the
+// other, each refusing the other's endpoints with a pointer to where they are.
+BOOST_AUTO_TEST_CASE(metrics_listen_splits_the_endpoints_between_two_ports) {
+  testing::ServerProcess process(
+      {"--cluster-state", kExamples + "cluster-state.json", "--metrics-listen", "127.0.0.1:0"});
+  BOOST_TEST_REQUIRE(process.metricsPort() != 0, process.log());
+  BOOST_TEST(process.metricsPort() != process.port());
+  testing::HttpClient scheduling(process.port());
+  testing::HttpClient monitoring(process.metricsPort());
+  const std::string filter = testing::readSourceFile("examples/requests/filter-names.json");
+  BOOST_TEST(scheduling.post("/filter", filter).status == 200u);
+  BOOST_TEST(monitoring.post("/filter", filter).status == 404u);
+  for (const char* path : {"/healthz", "/readyz", "/metrics"}) {
+    BOOST_TEST(monitoring.get(path).status == 200u, path);
+    BOOST_TEST(scheduling.get(path).status == 404u, path);
+  }
+  BOOST_TEST(
+      monitoring.get("/metrics")
+          .body.find("scheduler_extender_requests_total{endpoint=\"filter\",code=\"200\"} 1\n") !=
+      std::string::npos);
+  BOOST_TEST(process.stop(SIGTERM) == 0);
+  BOOST_TEST(process.log().find("for the scheduling verbs and http://127.0.0.1:") !=
+             std::string::npos);
+}
+
+// Manifests written for earlier versions pass --assumed-pod-ttl: they still start, and the log
+// says the flag does nothing now.
+BOOST_AUTO_TEST_CASE(the_deprecated_assumed_pod_ttl_starts_with_a_warning) {
+  testing::ServerProcess process(
+      {"--cluster-state", kExamples + "cluster-state.json", "--assumed-pod-ttl=30s"});
+  BOOST_TEST(process.stop(SIGTERM) == 0);
+  BOOST_TEST(process.log().find("--assumed-pod-ttl is deprecated and has no effect") !=
+             std::string::npos);
 }
 
 // SIGTERM while clients keep four connections busy: every request the server read is

@@ -26,8 +26,13 @@ struct ExampleServer {
   explicit ExampleServer(std::size_t maxBodyBytes = server::kDefaultMaxBodyBytes,
                          std::size_t maxConnections = 4096,
                          std::chrono::seconds headerTimeout = std::chrono::seconds(10))
-      : http({"127.0.0.1", 0, maxBodyBytes, 2, 2, nullptr, maxConnections, headerTimeout},
-             server::Router(cluster.routerContext()), compute) {
+      : http({{{"--listen", "127.0.0.1", 0, server::Served::All, nullptr, {}}},
+              maxBodyBytes,
+              2,
+              2,
+              maxConnections,
+              headerTimeout},
+             cluster.routerContext(), compute) {
     http.start();
   }
 

@@ -17,23 +17,38 @@ using testing::pkiFile;
 using testing::TlsClient;
 using testing::TlsClientOptions;
 
+// Serves every endpoint on one listener, or with `split` the scheduling verbs on the first and
+// the probes and /metrics on a second that asks for no client certificate, as app.cpp sets
+// them up for --metrics-listen.
 struct TlsServer {
   testing::ExampleCluster cluster;
   std::shared_ptr<server::TlsContextProvider> tls;
   boost::asio::thread_pool compute{2};
   std::unique_ptr<server::HttpServer> http;
 
-  explicit TlsServer(server::TlsFiles files)
-      : tls(std::make_shared<server::TlsContextProvider>(std::move(files))) {
-    auto context = cluster.routerContext();
-    context.requireClientCertificate = tls->requiresClientCertificate();
-    http = std::make_unique<server::HttpServer>(
-        server::HttpServerOptions{"127.0.0.1", 0, 1u << 20, 2, 2, tls},
-        server::Router(std::move(context)), compute);
+  explicit TlsServer(server::TlsFiles files, std::vector<std::string> allowedNames = {},
+                     bool split = false)
+      : tls(std::make_shared<server::TlsContextProvider>(files)) {
+    server::HttpServerOptions options;
+    options.maxBodyBytes = 1u << 20;
+    options.listeners.push_back(
+        {"--listen", "127.0.0.1", 0, split ? server::Served::SchedulingVerbs : server::Served::All,
+         tls, server::CallerPolicy(tls->requiresClientCertificate(), std::move(allowedNames))});
+    if (split) {
+      files.clientCaFile.clear();
+      options.listeners.push_back({"--metrics-listen",
+                                   "127.0.0.1",
+                                   0,
+                                   server::Served::HealthAndMetrics,
+                                   std::make_shared<server::TlsContextProvider>(files),
+                                   {}});
+    }
+    http = std::make_unique<server::HttpServer>(options, cluster.routerContext(), compute);
     http->start();
   }
 
-  std::uint16_t port() const { return http->localEndpoint().port(); }
+  std::uint16_t port() const { return http->localEndpoint(0).port(); }
+  std::uint16_t metricsPort() const { return http->localEndpoint(1).port(); }
 };
 
 server::TlsFiles serverFiles(std::string clientCa = "") {
@@ -122,6 +137,77 @@ BOOST_AUTO_TEST_CASE(mutual_tls_refuses_a_foreign_client_certificate) {
     return client.get("/healthz");
   };
   BOOST_CHECK_THROW(attempt(), boost::system::system_error);
+}
+
+struct AllowedNamesCase {
+  std::string name;
+  std::string clientCertificate;  // test/data/pki/<name>.crt; empty: none
+  std::string target;
+  unsigned wantStatus;
+  std::string wantError;  // the JSON error of a refusal
+};
+std::ostream& operator<<(std::ostream& out, const AllowedNamesCase& c) { return out << c.name; }
+
+const std::string kOtherWorkloadRefused =
+    R"({"error":"client certificate CN=other-workload is not in --allowed-client-names"})";
+const std::vector<AllowedNamesCase> kAllowedNamesCases = {
+    {"the allowed CN filters", "client", "/filter", 200, ""},
+    {"the allowed CN binds", "client", "/bind", 200, ""},
+    {"an allowed DNS SAN filters", "san-client", "/filter", 200, ""},
+    {"another name from the same CA may not filter", "other-client", "/filter", 403,
+     kOtherWorkloadRefused},
+    {"another name from the same CA may not bind", "other-client", "/bind", 403,
+     kOtherWorkloadRefused},
+    {"another name from the same CA may not explain", "other-client", "/explain", 403,
+     kOtherWorkloadRefused},
+    {"another name from the same CA may not preempt", "other-client", "/preempt", 403,
+     kOtherWorkloadRefused},
+    {"another name from the same CA may scrape metrics", "other-client", "/metrics", 200, ""},
+    {"another name from the same CA may probe", "other-client", "/readyz", 200, ""},
+    {"no certificate may not bind", "", "/bind", 401,
+     R"({"error":"a client certificate signed by --client-ca-file is required"})"},
+    {"no certificate may probe", "", "/healthz", 200, ""},
+};
+
+// --allowed-client-names: kube-scheduler's certificate, by CN or DNS SAN, and nobody else's,
+// on the scheduling verbs; probes and metrics do not check names. (/bind, with no API server
+// behind the example cluster, answers 200 with an Error: it got past the caller check.)
+BOOST_DATA_TEST_CASE(allowed_client_names, boost::unit_test::data::make(kAllowedNamesCases), c) {
+  TlsServer server(serverFiles(pkiFile("ca.crt")),
+                   {"kube-scheduler", "kube-scheduler.scheduling.svc"});
+  TlsClient client(server.port(),
+                   c.clientCertificate.empty() ? trusting() : withCertificate(c.clientCertificate));
+  const auto reply =
+      c.target == "/bind"
+          ? client.post(c.target, R"({"PodName":"p","PodNamespace":"d","PodUID":"u","Node":"n"})")
+      : c.target == "/preempt"
+          ? client.post(c.target, testing::readSourceFile("examples/requests/preempt-meta.json"))
+      : c.target == "/filter" || c.target == "/explain" ? client.post(c.target, filterBody())
+                                                        : client.get(c.target);
+  BOOST_TEST(reply.status == c.wantStatus, reply.body);
+  if (!c.wantError.empty()) BOOST_TEST(reply.body == c.wantError);
+}
+
+// --metrics-listen under mutual TLS: kubelet and Prometheus reach the probes and /metrics
+// there with no client certificate; the scheduling port serves neither, and still wants one.
+BOOST_AUTO_TEST_CASE(the_metrics_listener_asks_for_no_client_certificate) {
+  TlsServer server(serverFiles(pkiFile("ca.crt")), {"kube-scheduler"}, /*split=*/true);
+  TlsClient anonymous(server.metricsPort(), trusting());
+  BOOST_TEST(anonymous.get("/metrics").status == 200u);
+  BOOST_TEST(anonymous.get("/readyz").status == 200u);
+  const auto filter = anonymous.post("/filter", filterBody());
+  BOOST_TEST(filter.status == 404u);
+  BOOST_TEST(filter.body ==
+             R"({"error":"/filter is served on the --listen address, not on this one"})");
+
+  TlsClient scheduler(server.port(), withCertificate("client"));
+  BOOST_TEST(scheduler.post("/filter", filterBody()).status == 200u);
+  const auto metrics = scheduler.get("/metrics");
+  BOOST_TEST(metrics.status == 404u);
+  BOOST_TEST(metrics.body ==
+             R"({"error":"/metrics is served on the --metrics-listen address, not on this one"})");
+  TlsClient withoutCertificate(server.port(), trusting());
+  BOOST_TEST(withoutCertificate.post("/filter", filterBody()).status == 401u);
 }
 
 // cert-manager rewrites the files in place; new connections get the new certificate, open

@@ -18,24 +18,45 @@ const std::vector<ParseCase> kParseCases = {
     {"defaults",
      {},
      [](const server::Options& o) {
-       return o.listenHost == "0.0.0.0" && o.listenPort == 8888 && o.clusterState.empty() &&
-              o.maxBodyBytes == server::kDefaultMaxBodyBytes && o.verbosity == 0 && !o.checkConfig;
+       return o.listen == server::ListenAddress{"0.0.0.0", 8888} && !o.metricsListen &&
+              o.clusterState.empty() && o.maxBodyBytes == server::kDefaultMaxBodyBytes &&
+              o.verbosity == 0 && !o.checkConfig;
      }},
     {"separate values",
      {"--listen", "127.0.0.1:9000", "--cluster-state", "c.json", "--config", "x.yaml"},
      [](const server::Options& o) {
-       return o.listenHost == "127.0.0.1" && o.listenPort == 9000 && o.clusterState == "c.json" &&
+       return o.listen == server::ListenAddress{"127.0.0.1", 9000} && o.clusterState == "c.json" &&
               o.config == "x.yaml";
      }},
     {"inline values",
      {"--listen=:0", "--max-body-bytes=2048", "--kubeconfig=/k"},
      [](const server::Options& o) {
-       return o.listenHost == "0.0.0.0" && o.listenPort == 0 && o.maxBodyBytes == 2048 &&
+       return o.listen == server::ListenAddress{"0.0.0.0", 0} && o.maxBodyBytes == 2048 &&
               o.kubeconfig == "/k";
      }},
     {"IPv6 literal",
      {"--listen", "[::1]:8443"},
-     [](const server::Options& o) { return o.listenHost == "::1" && o.listenPort == 8443; }},
+     [](const server::Options& o) {
+       return o.listen == server::ListenAddress{"::1", 8443};
+     }},
+    {"a second listener for probes and metrics",
+     {"--listen=127.0.0.1:8888", "--metrics-listen", ":8889"},
+     [](const server::Options& o) {
+       return o.listen == server::ListenAddress{"127.0.0.1", 8888} &&
+              o.metricsListen == server::ListenAddress{"0.0.0.0", 8889};
+     }},
+    {"allowed client names, listed and repeated",
+     {"--tls-cert-file=c", "--tls-private-key-file=k", "--client-ca-file=ca",
+      "--allowed-client-names=kube-scheduler,sched.example", "--allowed-client-names", "third"},
+     [](const server::Options& o) {
+       return o.allowedClientNames ==
+              std::vector<std::string>{"kube-scheduler", "sched.example", "third"};
+     }},
+    {"scheduler names replace the default",
+     {"--scheduler-names=web-scheduler,batch-scheduler"},
+     [](const server::Options& o) {
+       return o.schedulerNames == std::vector<std::string>{"web-scheduler", "batch-scheduler"};
+     }},
     {"verbosity short", {"-v", "4"}, [](const server::Options& o) { return o.verbosity == 4; }},
     {"verbosity klog style", {"--v=2"}, [](const server::Options& o) { return o.verbosity == 2; }},
     {"TLS files",
@@ -58,13 +79,19 @@ const std::vector<ParseCase> kParseCases = {
      {},
      [](const server::Options& o) {
        return o.inFlightWait == std::chrono::seconds(1) &&
-              o.assumedPodTtl == std::chrono::seconds(30);
+              o.schedulerNames == std::vector<std::string>{"default-scheduler"} &&
+              o.allowedClientNames.empty() && o.deprecations.empty();
      }},
     {"durations in Go's units",
-     {"--in-flight-wait=250ms", "--assumed-pod-ttl", "2m"},
+     {"--in-flight-wait=250ms"},
+     [](const server::Options& o) { return o.inFlightWait == std::chrono::milliseconds(250); }},
+    // Accepted so that manifests written for earlier versions still start, and said to do
+    // nothing: assumptions no longer expire.
+    {"the assumed-pod TTL is deprecated",
+     {"--assumed-pod-ttl", "2m"},
      [](const server::Options& o) {
-       return o.inFlightWait == std::chrono::milliseconds(250) &&
-              o.assumedPodTtl == std::chrono::minutes(2);
+       return o.deprecations.size() == 1 &&
+              o.deprecations[0].starts_with("--assumed-pod-ttl is deprecated and has no effect");
      }},
     {"no waiting at all",
      {"--in-flight-wait=0"},
@@ -117,9 +144,26 @@ const std::vector<ErrorCase> kErrorCases = {
      {"--in-flight-wait=2m"},
      "--in-flight-wait: invalid value \"2m\": want a duration such as 500ms, 2s or 1m, at most "
      "60000ms"},
-    {"assumed pods that never count",
-     {"--assumed-pod-ttl=0s"},
-     "--assumed-pod-ttl: must be more than 0"},
+    {"deprecated, but still a duration",
+     {"--assumed-pod-ttl=soon"},
+     "--assumed-pod-ttl: invalid value \"soon\": want a duration such as 500ms, 2s or 1m, at "
+     "most 3600000ms"},
+    {"metrics listener without a port",
+     {"--metrics-listen", "0.0.0.0"},
+     "--metrics-listen: invalid value \"0.0.0.0\": want HOST:PORT"},
+    {"metrics listener on the scheduling address",
+     {"--listen=0.0.0.0:8888", "--metrics-listen=:8888"},
+     "--metrics-listen: the same address as --listen; choose another port"},
+    {"allowed names without mutual TLS",
+     {"--allowed-client-names=kube-scheduler"},
+     "--allowed-client-names: needs --client-ca-file (the names are read from client "
+     "certificates that CA verified)"},
+    {"an empty scheduler name",
+     {"--scheduler-names=a,,b"},
+     "--scheduler-names: invalid value \"a,,b\": want NAME[,NAME...] with no empty name"},
+    {"no scheduler name at all",
+     {"--scheduler-names="},
+     "--scheduler-names: invalid value \"\": want NAME[,NAME...] with no empty name"},
     {"unknown log format",
      {"--log-format", "xml"},
      "--log-format: invalid value \"xml\": want text or json"},
@@ -139,10 +183,26 @@ BOOST_DATA_TEST_CASE(rejects, boost::unit_test::data::make(kErrorCases), c) {
 
 BOOST_AUTO_TEST_CASE(usage_lists_every_flag) {
   const std::string text = server::usage();
-  for (const char* flag : {"--listen", "--cluster-state", "--kubeconfig", "--config",
-                           "--max-body-bytes", "--check-config", "-v N", "--version", "--help",
-                           "--tls-cert-file", "--tls-private-key-file", "--client-ca-file",
-                           "--shutdown-grace", "--max-connections", "--log-format"}) {
+  for (const char* flag : {"--listen",
+                           "--cluster-state",
+                           "--kubeconfig",
+                           "--config",
+                           "--max-body-bytes",
+                           "--check-config",
+                           "-v N",
+                           "--version",
+                           "--help",
+                           "--tls-cert-file",
+                           "--tls-private-key-file",
+                           "--client-ca-file",
+                           "--shutdown-grace",
+                           "--max-connections",
+                           "--log-format",
+                           "--metrics-listen",
+                           "--allowed-client-names",
+                           "--scheduler-names",
+                           "--in-flight-wait",
+                           "--assumed-pod-ttl"}) {
     BOOST_TEST_CONTEXT(flag) { BOOST_TEST(text.find(flag) != std::string::npos); }
   }
 }

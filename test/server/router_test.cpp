@@ -124,12 +124,68 @@ BOOST_AUTO_TEST_CASE(extender_args_are_decoded_early_only_where_the_route_decode
   BOOST_TEST(!decodes(http::verb::post, "/filter"));
 
   testing::ExampleCluster cluster;
-  auto context = cluster.routerContext();
-  context.requireClientCertificate = true;
-  const server::Router mutualTls(context);
+  const server::Router mutualTls(cluster.routerContext(), server::Served::All,
+                                 server::CallerPolicy(true, {"kube-scheduler"}));
   const server::Request filter{http::verb::post, "/filter", 11};
   BOOST_TEST(!mutualTls.decodesExtenderArgs(filter, {}));
-  BOOST_TEST(mutualTls.decodesExtenderArgs(filter, {true}));
+  const auto presenting = [](std::string name) {
+    server::Caller caller;
+    caller.certificate =
+        std::make_shared<server::ClientCertificate>(server::ClientCertificate{std::move(name), {}});
+    return caller;
+  };
+  BOOST_TEST(mutualTls.decodesExtenderArgs(filter, presenting("kube-scheduler")));
+  BOOST_TEST(!mutualTls.decodesExtenderArgs(filter, presenting("other-workload")));
+}
+
+struct ServedCase {
+  std::string name;
+  server::Served served;
+  http::verb method;
+  std::string target;
+  unsigned wantStatus;
+  std::string wantBody;  // exact, for the 404s
+};
+std::ostream& operator<<(std::ostream& out, const ServedCase& c) { return out << c.name; }
+
+const std::vector<ServedCase> kServedCases = {
+    {"the scheduling port filters", server::Served::SchedulingVerbs, http::verb::post, "/filter",
+     200, ""},
+    {"the scheduling port binds", server::Served::SchedulingVerbs, http::verb::post, "/bind", 200,
+     ""},
+    {"the scheduling port sends probes elsewhere", server::Served::SchedulingVerbs, http::verb::get,
+     "/healthz", 404,
+     R"({"error":"/healthz is served on the --metrics-listen address, not on this one"})"},
+    {"the scheduling port sends scrapes elsewhere", server::Served::SchedulingVerbs,
+     http::verb::get, "/metrics?x=1", 404,
+     R"({"error":"/metrics is served on the --metrics-listen address, not on this one"})"},
+    {"the metrics port answers probes", server::Served::HealthAndMetrics, http::verb::get,
+     "/readyz", 200, ""},
+    {"the metrics port answers scrapes", server::Served::HealthAndMetrics, http::verb::get,
+     "/metrics", 200, ""},
+    {"the metrics port never binds", server::Served::HealthAndMetrics, http::verb::post, "/bind",
+     404, R"({"error":"/bind is served on the --listen address, not on this one"})"},
+    {"the metrics port never explains", server::Served::HealthAndMetrics, http::verb::post,
+     "/explain", 404, R"({"error":"/explain is served on the --listen address, not on this one"})"},
+    {"an unknown path is unknown on either", server::Served::HealthAndMetrics, http::verb::get,
+     "/nope", 404, R"({"error":"no such endpoint: /nope"})"},
+};
+
+// --metrics-listen splits the endpoints between two listeners, each with a router of its own.
+BOOST_DATA_TEST_CASE(each_listener_serves_its_own_endpoints,
+                     boost::unit_test::data::make(kServedCases), c) {
+  testing::ExampleCluster cluster;
+  const server::Router router(cluster.routerContext(), c.served);
+  server::Request request{c.method, c.target, 11};
+  if (c.method == http::verb::post) {
+    request.body() = c.target == "/bind"
+                         ? R"({"PodName":"p","PodNamespace":"d","PodUID":"u","Node":"n"})"
+                         : testing::readSourceFile("examples/requests/filter-names.json");
+    request.prepare_payload();
+  }
+  const auto response = router.handle(request);
+  BOOST_TEST(response.result_int() == c.wantStatus);
+  if (!c.wantBody.empty()) BOOST_TEST(response.body().flat() == c.wantBody);
 }
 
 BOOST_AUTO_TEST_CASE(method_not_allowed_names_the_method) {

@@ -84,7 +84,9 @@ ProcessResult runProgram(const std::string& program, const std::vector<std::stri
   return result;
 }
 
-ProcessResult runBinary(const std::vector<std::string>& args) { return runProgram(SX_BINARY, args); }
+ProcessResult runBinary(const std::vector<std::string>& args) {
+  return runProgram(SX_BINARY, args);
+}
 
 ServerProcess::ServerProcess(std::vector<std::string> args, const std::string& marker) {
   args.insert(args.end(), {"--listen", "127.0.0.1:0"});
@@ -96,6 +98,12 @@ ServerProcess::ServerProcess(std::vector<std::string> args, const std::string& m
   const auto at = log_.find(address);
   if (at == std::string::npos) throw std::runtime_error("no listen line in log:\n" + log_);
   port_ = static_cast<std::uint16_t>(std::stoi(log_.substr(at + address.size())));
+  // "serving on http://127.0.0.1:P for the scheduling verbs and http://127.0.0.1:Q for ..."
+  const auto second = log_.find(address, at + address.size());
+  const auto line = log_.find('\n', at);
+  if (second != std::string::npos && second < line) {
+    metricsPort_ = static_cast<std::uint16_t>(std::stoi(log_.substr(second + address.size())));
+  }
 }
 
 ServerProcess::~ServerProcess() {

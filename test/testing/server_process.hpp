@@ -22,7 +22,8 @@ ProcessResult runBinary(const std::vector<std::string>& args);
 
 // The real binary serving on 127.0.0.1 with a port the kernel picked: started with
 // `--listen 127.0.0.1:0`, it is usable once its log says "ready" (the port comes from the
-// "serving on" line). The destructor kills it if stop() was not called.
+// "serving on" line, and so does the second listener's when `args` asks for one with
+// `--metrics-listen 127.0.0.1:0`). The destructor kills it if stop() was not called.
 class ServerProcess {
  public:
   // Returns once the log shows `marker`: by default readiness; "serving on" to see the
@@ -33,6 +34,7 @@ class ServerProcess {
   ServerProcess& operator=(const ServerProcess&) = delete;
 
   std::uint16_t port() const { return port_; }
+  std::uint16_t metricsPort() const { return metricsPort_; }  // 0 without --metrics-listen
   // Sends `signal` and waits for the exit; returns the exit code (-signal when killed).
   int stop(int signal);
   // Everything the server wrote to stderr up to now (complete after stop()).
@@ -44,6 +46,7 @@ class ServerProcess {
   pid_t pid_ = -1;
   int stderrFd_ = -1;
   std::uint16_t port_ = 0;
+  std::uint16_t metricsPort_ = 0;
   std::string log_;
 };
 

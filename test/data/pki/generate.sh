@@ -4,7 +4,12 @@
 #   ca.crt              the client CA given to --client-ca-file; signs server*, client
 #   server.*            the serving certificate (127.0.0.1, localhost)
 #   server-rotated.*    a second serving certificate, for the reload test
-#   client.*            a client certificate from ca.crt (kube-scheduler's tlsConfig)
+#   client.*            a client certificate from ca.crt (kube-scheduler's tlsConfig), CN
+#                       kube-scheduler
+#   san-client.*        a client certificate from ca.crt named by its DNS SAN
+#                       (kube-scheduler.scheduling.svc), with another CN
+#   other-client.*      a client certificate from ca.crt for another workload, CN
+#                       other-workload: signed, but not an allowed name
 #   foreign-client.*    a client certificate from foreign-ca.crt, to be refused
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -28,5 +33,8 @@ server="subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n
 sign server "scheduler-extender" ca "$server"
 sign server-rotated "scheduler-extender rotated" ca "$server"
 sign client "kube-scheduler" ca "extendedKeyUsage=clientAuth\n"
+sign san-client "scheduler robot" ca \
+  "subjectAltName=DNS:kube-scheduler.scheduling.svc\nextendedKeyUsage=clientAuth\n"
+sign other-client "other-workload" ca "extendedKeyUsage=clientAuth\n"
 sign foreign-client "intruder" foreign-ca "extendedKeyUsage=clientAuth\n"
 rm -f ./*.srl ca.key foreign-ca.key
