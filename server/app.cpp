@@ -222,6 +222,7 @@ int serve(const Options& options) {
   BindingReporter bindingReporter(metrics);
   // Built before the server starts, since readiness asks it; its informers start later.
   std::unique_ptr<scheduling::sources::ApiSource> apiSource;
+  const scheduling::binding::BindingPolicy bindingPolicy(options.schedulerNames, *cache, scheduler);
   std::unique_ptr<scheduling::binding::Binder> binder;
   if (apiServer) {
     try {
@@ -229,7 +230,7 @@ int serve(const Options& options) {
           *apiServer, *cache, informerReporter, scheduling::informers::ReflectorOptions{},
           [] { SX_LOG_INFO << "ready: namespaces, nodes and pods listed"; });
       binder = std::make_unique<scheduling::binding::Binder>(*apiServer, *cache, inFlight,
-                                                             bindingReporter);
+                                                             bindingPolicy, bindingReporter);
     } catch (const std::runtime_error& e) {
       throw Fatal{e.what()};
     }
@@ -263,9 +264,10 @@ int serve(const Options& options) {
                 << "); ready once namespaces, nodes and pods are listed";
     apiSource->start();
     binder->start();
-    SX_LOG_INFO << "binding through the API server for /bind; a request waits at most "
-                << options.inFlightWait.count() << "ms for a pod in flight that can change its "
-                << "answer";
+    SX_LOG_INFO << "binding through the API server for /bind, pods of scheduler(s) "
+                << bindingPolicy.schedulerNames() << " only; a request waits at most "
+                << options.inFlightWait.count()
+                << "ms for a pod in flight that can change its answer";
   } else {
     loadClusterState(options, *cache);
     fileLoaded.store(true);

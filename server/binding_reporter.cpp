@@ -5,24 +5,20 @@
 namespace server {
 
 void BindingReporter::bindingDone(const scheduling::api::ExtenderBindingArgs& args,
-                                  scheduling::binding::BindResult result, const std::string& error,
+                                  const scheduling::binding::BindOutcome& outcome,
                                   std::chrono::duration<double> took) {
-  metrics_.countBinding(scheduling::binding::resultName(result));
-  if (error.empty()) {
+  metrics_.countBinding(scheduling::binding::resultName(outcome.result));
+  if (outcome.refusal) {
+    metrics_.countBindRefusal(scheduling::binding::reasonName(*outcome.refusal));
+    SX_LOG_WARNING << "refused: " << outcome.error;
+    return;
+  }
+  if (outcome.error.empty()) {
     SX_LOG_V(2) << "bound " << args.podNamespace << "/" << args.podName << " to " << args.node
                 << " in " << took.count() * 1000 << "ms";
     return;
   }
-  SX_LOG_WARNING << error << " (after " << took.count() * 1000 << "ms)";
-}
-
-void BindingReporter::assumptionsExpired(const std::vector<std::string>& pods) {
-  metrics_.countExpiredAssumptions(pods.size());
-  for (const auto& pod : pods) {
-    SX_LOG_WARNING << "assumed pod " << pod
-                   << " dropped: the watch has not shown it bound within --assumed-pod-ttl "
-                      "(a lagging or broken watch, or the pod was deleted unseen)";
-  }
+  SX_LOG_WARNING << outcome.error << " (after " << took.count() * 1000 << "ms)";
 }
 
 }  // namespace server

@@ -5,17 +5,16 @@
 
 namespace server {
 
-// Turns what the binder reports into metrics and log lines: a failed binding and an expired
-// assumption are warnings (kube-scheduler retries the pod; an expiry means the watch lags or
-// missed the pod), a successful binding a line at -v 2.
+// Turns what the binder reports into metrics and log lines: a refused or failed binding is a
+// warning (kube-scheduler retries the pod; a refusal also names why it was asked for a
+// placement it should not make), a successful binding a line at -v 2.
 class BindingReporter final : public scheduling::binding::BindingObserver {
  public:
   explicit BindingReporter(Metrics& metrics) : metrics_(metrics) {}
 
   void bindingDone(const scheduling::api::ExtenderBindingArgs& args,
-                   scheduling::binding::BindResult result, const std::string& error,
+                   const scheduling::binding::BindOutcome& outcome,
                    std::chrono::duration<double> took) override;
-  void assumptionsExpired(const std::vector<std::string>& pods) override;
 
  private:
   Metrics& metrics_;

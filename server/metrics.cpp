@@ -102,9 +102,9 @@ void Metrics::countBinding(std::string_view result) {
   ++bindings_[std::string(result)];
 }
 
-void Metrics::countExpiredAssumptions(std::size_t count) {
+void Metrics::countBindRefusal(std::string_view reason) {
   std::lock_guard lock(mutex_);
-  expiredAssumptions_ += count;
+  ++bindRefusals_[std::string(reason)];
 }
 
 void Metrics::observeInFlightWait(std::string_view endpoint, std::string_view outcome,
@@ -132,6 +132,13 @@ std::string Metrics::render(const CacheSizes& cache) const {
               "Pods bound through /bind and counted on their node before the watch confirmed "
               "the binding.",
               cache.assumedPods);
+  appendHeader(out, "scheduler_extender_assumed_pods_oldest_age_seconds", "gauge",
+               "Age of the oldest pod bound through /bind that the watch has not yet shown bound "
+               "(0 when none): assumptions never expire, so this grows while the watch lags or "
+               "is stuck.");
+  out.append("scheduler_extender_assumed_pods_oldest_age_seconds ");
+  appendNumber(out, cache.oldestAssumedPodSeconds);
+  out.append("\n");
   appendGauge(out, "scheduler_extender_in_flight_pods",
               "Pods answered by /filter or /prioritize whose placement is not known yet.",
               cache.inFlightPods);
@@ -185,17 +192,19 @@ std::string Metrics::render(const CacheSizes& cache) const {
     out.append(std::to_string(count)).append("\n");
   }
   appendHeader(out, "scheduler_extender_bindings_total", "counter",
-               "Bindings asked for by /bind, by result (bound, conflict, not_found, rejected, "
-               "unreachable, no_api_server).");
+               "Bindings asked for by /bind, by result (bound, refused, conflict, not_found, "
+               "rejected, unreachable, no_api_server).");
   for (const auto& [result, count] : bindings_) {
     out.append("scheduler_extender_bindings_total{result=\"").append(result).append("\"} ");
     out.append(std::to_string(count)).append("\n");
   }
-  appendHeader(out, "scheduler_extender_expired_assumed_pods_total", "counter",
-               "Assumed pods dropped because the watch did not confirm their binding in time.");
-  out.append("scheduler_extender_expired_assumed_pods_total ")
-      .append(std::to_string(expiredAssumptions_))
-      .append("\n");
+  appendHeader(out, "scheduler_extender_bind_refusals_total", "counter",
+               "/bind calls refused before any API call, by reason (scheduler_name, "
+               "unknown_node, already_assigned, node_no_longer_fits).");
+  for (const auto& [reason, count] : bindRefusals_) {
+    out.append("scheduler_extender_bind_refusals_total{reason=\"").append(reason).append("\"} ");
+    out.append(std::to_string(count)).append("\n");
+  }
   appendHeader(out, "scheduler_extender_in_flight_waits_total", "counter",
                "Requests held for pods in flight, by endpoint and outcome (settled: every pod "
                "waited for was placed; timeout: --in-flight-wait ran out).");

@@ -39,6 +39,7 @@ struct CacheSizes {
   std::size_t nodes = 0;
   std::size_t pods = 0;  // assigned and not terminal (CONTRACT §4), assumed ones included
   std::size_t assumedPods = 0;
+  double oldestAssumedPodSeconds = 0;  // age of the oldest unconfirmed assumption; 0 when none
   std::size_t inFlightPods = 0;
   std::size_t waitingRequests = 0;
   std::size_t bindRequests = 0;  // /binds not answered yet
@@ -57,10 +58,10 @@ class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
   void countWatchEvent(std::string_view resource, std::string_view type);
   void countWatchRestart(std::string_view resource, std::string_view reason);
 
-  // /bind: a binding by result (binding::resultName, or "no_api_server"); assumptions the
-  // watch never confirmed.
+  // /bind: a binding by result (binding::resultName, or "no_api_server"); a refusal by reason
+  // (binding::reasonName).
   void countBinding(std::string_view result);
-  void countExpiredAssumptions(std::size_t count);
+  void countBindRefusal(std::string_view reason);
   // A request that asked about pods in flight and was held; `outcome` is "settled" (every pod
   // it waited for was placed) or "timeout".
   void observeInFlightWait(std::string_view endpoint, std::string_view outcome, double seconds);
@@ -76,7 +77,7 @@ class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
   std::map<std::pair<std::string, std::string>, std::uint64_t, std::less<>> watchEvents_;
   std::map<std::pair<std::string, std::string>, std::uint64_t, std::less<>> watchRestarts_;
   std::map<std::string, std::uint64_t, std::less<>> bindings_;
-  std::uint64_t expiredAssumptions_ = 0;
+  std::map<std::string, std::uint64_t, std::less<>> bindRefusals_;
   std::map<std::pair<std::string, std::string>, std::uint64_t, std::less<>> inFlightWaits_;
   std::map<std::string, std::unique_ptr<Histogram>, std::less<>> inFlightWaitDurations_;
 };

@@ -162,6 +162,10 @@ void readyz(const RouterContext& c, const ExchangePtr& ex) {
 
 void metrics(const RouterContext& c, const ExchangePtr& ex) {
   CacheSizes sizes{c.cache.numNodes(), c.cache.numAssignedPods(), c.cache.numAssumedPods()};
+  if (const auto oldest = c.cache.oldestAssumedPod()) {
+    sizes.oldestAssumedPodSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - *oldest).count();
+  }
   if (c.inFlight != nullptr) {
     sizes.inFlightPods = c.inFlight->numInFlight();
     sizes.waitingRequests = c.inFlight->numWaiting();

@@ -18,6 +18,8 @@ std::string_view resultName(BindResult result) {
   switch (result) {
     case BindResult::Bound:
       return "bound";
+    case BindResult::Refused:
+      return "refused";
     case BindResult::Conflict:
       return "conflict";
     case BindResult::NotFound:
@@ -64,30 +66,30 @@ BindResult classify(const ApiAnswer& answer) {
 }  // namespace
 
 Binder::Binder(informers::ClientConfig config, cache::Cache& cache, InFlightPods& inFlight,
-               BindingObserver& observer, BinderOptions options)
+               const BindingPolicy& policy, BindingObserver& observer, BinderOptions options)
     : config_(std::move(config)),
       cache_(cache),
       inFlight_(inFlight),
+      policy_(policy),
       observer_(observer),
       options_(options),
       tokens_(std::make_unique<informers::TokenSource>(config_)),
       client_(std::make_unique<BindingClient>(
           io_.get_executor(), config_,
           config_.https ? informers::makeClientTlsContext(config_) : nullptr, *tokens_,
-          options.requestTimeout)),
-      cleanup_(io_) {}
+          options.requestTimeout)) {}
 
 Binder::~Binder() { stop(); }
 
 void Binder::start() {
-  scheduleCleanup();
+  idle_.emplace(io_.get_executor());
   thread_ = std::thread([this] { io_.run(); });
 }
 
 void Binder::stop() {
   if (!thread_.joinable()) return;
   net::post(io_, [this] {
-    cleanup_.cancel();
+    idle_.reset();
     client_->close();
     io_.stop();
   });
@@ -123,25 +125,35 @@ void Binder::begin(api::ExtenderBindingArgs args, Done done) {
 
 net::awaitable<void> Binder::run(api::ExtenderBindingArgs args) {
   const auto start = Clock::now();
-  const Outcome outcome = co_await bindPod(args);
-  observer_.bindingDone(args, outcome.result, outcome.error, Clock::now() - start);
+  const BindOutcome outcome = co_await bindPod(args);
+  observer_.bindingDone(args, outcome, Clock::now() - start);
   const auto it = inProgress_.find(podKey(args));
   const std::vector<Done> waiting = std::move(it->second.waiting);
   inProgress_.erase(it);
   for (const auto& done : waiting) done({outcome.error});
 }
 
-net::awaitable<Binder::Outcome> Binder::bindPod(const api::ExtenderBindingArgs& args) {
+net::awaitable<BindOutcome> Binder::bindPod(const api::ExtenderBindingArgs& args) {
   const std::string what =
       "binding pod " + args.podNamespace + "/" + args.podName + " to node " + args.node + ": ";
+  // Nothing assumed, nothing asked of the API server; held requests need not wait for a
+  // placement this attempt will not make.
+  const auto refuse = [&](const Refusal& refusal, std::string_view uid) {
+    inFlight_.settle(uid);
+    return BindOutcome{BindResult::Refused, refusal.reason, what + refusal.message};
+  };
+  if (auto refusal = policy_.checkTarget(args)) co_return refuse(*refusal, args.podUID);
   api::Pod pod;
-  if (Outcome found = co_await podToAssume(args, pod); !found.error.empty()) {
+  if (BindOutcome found = co_await podToAssume(args, pod); !found.error.empty()) {
     inFlight_.settle(args.podUID);
-    co_return Outcome{found.result, what + found.error};
+    found.error = what + found.error;
+    co_return found;
   }
   // The pod's own UID: the cache's key, and the Binding's precondition.
   if (pod.metadata.uid.empty()) pod.metadata.uid = podKey(args);
   const std::string uid = pod.metadata.uid;
+  // From this check to the assumption nothing suspends: no other /bind runs in between.
+  if (auto refusal = policy_.checkPod(pod, args.node)) co_return refuse(*refusal, uid);
   // Requests from here on count the pod on the node; those held for it go on (the cache tells
   // InFlightPods once the snapshot is published).
   const bool assumed = cache_.assumePod(std::move(pod), args.node) == cache::AssumeResult::Assumed;
@@ -151,19 +163,21 @@ net::awaitable<Binder::Outcome> Binder::bindPod(const api::ExtenderBindingArgs& 
       co_await client_->createBinding(args.podNamespace, args.podName, args.podUID, args.node);
   const BindResult result = classify(answer);
   if (result == BindResult::Bound) {
-    if (assumed) cache_.finishBinding(uid, Clock::now() + options_.assumedPodTtl);
-    co_return Outcome{};
+    if (assumed) cache_.finishBinding(uid, Clock::now());
+    co_return BindOutcome{};
   }
+  // A failed or unknown binding (no answer: it may or may not exist) is forgotten: the watch
+  // tells the truth either way, and kube-scheduler retries a pod whose /bind failed.
   if (assumed) {
     cache_.forgetPod(uid);
     cache_.publish();
   }
   inFlight_.settle(uid);
-  co_return Outcome{result, what + describe(answer)};
+  co_return BindOutcome{result, std::nullopt, what + describe(answer)};
 }
 
-net::awaitable<Binder::Outcome> Binder::podToAssume(const api::ExtenderBindingArgs& args,
-                                                    api::Pod& pod) {
+net::awaitable<BindOutcome> Binder::podToAssume(const api::ExtenderBindingArgs& args,
+                                                api::Pod& pod) {
   // Nearly always the pod of the /filter or /prioritize just answered. Otherwise (another
   // replica answered them, or this process restarted since) the API server has it.
   const auto tracked = args.podUID.empty() ? inFlight_.findByName(args.podNamespace, args.podName)
@@ -173,33 +187,22 @@ net::awaitable<Binder::Outcome> Binder::podToAssume(const api::ExtenderBindingAr
   } else {
     const ApiAnswer answer = co_await client_->getPod(args.podNamespace, args.podName);
     if (answer.status != 200)
-      co_return Outcome{classify(answer), "reading the pod: " + describe(answer)};
+      co_return BindOutcome{classify(answer), std::nullopt, "reading the pod: " + describe(answer)};
     try {
       pod = api::json::decodeObject<api::Pod>(answer.body);
     } catch (const api::DecodeError& e) {
-      co_return Outcome{BindResult::Rejected, std::string("reading the pod: ") + e.what()};
+      co_return BindOutcome{BindResult::Rejected, std::nullopt,
+                            std::string("reading the pod: ") + e.what()};
     }
   }
   if ((!args.podUID.empty() && pod.metadata.uid != args.podUID) ||
       pod.metadata.name != args.podName || pod.metadata.ns != args.podNamespace) {
-    co_return Outcome{BindResult::Conflict, "PodUID " + args.podUID + " is pod " + pod.metadata.ns +
-                                                "/" + pod.metadata.name + " with UID " +
-                                                pod.metadata.uid + " (deleted and created again?)"};
+    co_return BindOutcome{BindResult::Conflict, std::nullopt,
+                          "PodUID " + args.podUID + " is pod " + pod.metadata.ns + "/" +
+                              pod.metadata.name + " with UID " + pod.metadata.uid +
+                              " (deleted and created again?)"};
   }
-  co_return Outcome{};
-}
-
-void Binder::scheduleCleanup() {
-  cleanup_.expires_after(options_.cleanupPeriod);
-  cleanup_.async_wait([this](boost::system::error_code ec) {
-    if (ec) return;  // stopping
-    const auto expired = cache_.cleanupAssumedPods(Clock::now());
-    if (!expired.empty()) {
-      cache_.publish();
-      observer_.assumptionsExpired(expired);
-    }
-    scheduleCleanup();
-  });
+  co_return BindOutcome{};
 }
 
 }  // namespace scheduling::binding

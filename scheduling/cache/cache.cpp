@@ -49,11 +49,12 @@ struct PodRecord {
   framework::PodInfoPtr info;
   Placement placement = Placement::Assigned;
   std::string node;
-  // Assumed by a binding and not yet confirmed by the watch; it expires at `deadline` once
-  // the binding has finished.
+  // Assumed by a binding and not yet confirmed by the watch: since `assumedAt`, and bound by
+  // the API server at `boundAt` once its binding finished.
   bool assumed = false;
   bool bindingFinished = false;
-  std::chrono::steady_clock::time_point deadline{};
+  std::chrono::steady_clock::time_point assumedAt{};
+  std::chrono::steady_clock::time_point boundAt{};
   // Assigned only:
   std::uint32_t slot = 0;          // the node item's slot
   std::size_t namespaceIndex = 0;  // position in NamespaceState::pods
@@ -387,7 +388,7 @@ AssumeResult Cache::assumePod(api::Pod pod, const std::string& node) {
   record.info = framework::PodInfo::forCache(std::move(pod), s.termPool);
   record.assumed = true;
   record.bindingFinished = false;
-  record.deadline = {};
+  record.assumedAt = std::chrono::steady_clock::now();
   s.place(record);
   s.assumedPods.insert(uid);
   ++s.numAssumedPods;
@@ -395,12 +396,12 @@ AssumeResult Cache::assumePod(api::Pod pod, const std::string& node) {
   return AssumeResult::Assumed;
 }
 
-void Cache::finishBinding(std::string_view uid, std::chrono::steady_clock::time_point deadline) {
+void Cache::finishBinding(std::string_view uid, std::chrono::steady_clock::time_point boundAt) {
   std::lock_guard lock(state_->mu);
   auto it = state_->pods.find(std::string(uid));
   if (it == state_->pods.end() || !it->second.assumed) return;  // confirmed meanwhile
   it->second.bindingFinished = true;
-  it->second.deadline = deadline;
+  it->second.boundAt = boundAt;
 }
 
 void Cache::forgetPod(std::string_view uid) {
@@ -411,20 +412,37 @@ void Cache::forgetPod(std::string_view uid) {
   state_->removePod(key);
 }
 
-std::vector<std::string> Cache::cleanupAssumedPods(std::chrono::steady_clock::time_point now) {
+std::size_t Cache::forgetAssumedPodsNotListed(
+    std::chrono::steady_clock::time_point listStarted,
+    const std::function<bool(std::string_view uid)>& listed) {
   std::lock_guard lock(state_->mu);
   State& s = *state_;
-  std::vector<std::string> expired;
-  std::vector<std::string> described;
+  std::vector<std::string> gone;
   for (const auto& uid : s.assumedPods) {
     const PodRecord& record = s.pods.at(uid);
-    if (!record.bindingFinished || record.deadline >= now) continue;
-    expired.push_back(uid);
-    const api::Pod& pod = record.info->pod();
-    described.push_back(pod.metadata.ns + "/" + pod.metadata.name + " on " + record.node);
+    if (record.bindingFinished && record.boundAt < listStarted && !listed(uid)) {
+      gone.push_back(uid);
+    }
   }
-  for (const auto& uid : expired) s.removePod(uid);
-  return described;
+  for (const auto& uid : gone) s.removePod(uid);
+  return gone.size();
+}
+
+std::optional<std::chrono::steady_clock::time_point> Cache::oldestAssumedPod() const {
+  std::lock_guard lock(state_->mu);
+  std::optional<std::chrono::steady_clock::time_point> oldest;
+  for (const auto& uid : state_->assumedPods) {
+    const auto at = state_->pods.at(uid).assumedAt;
+    if (!oldest || at < *oldest) oldest = at;
+  }
+  return oldest;
+}
+
+std::optional<std::string> Cache::assignedNode(std::string_view uid) const {
+  std::lock_guard lock(state_->mu);
+  const auto it = state_->pods.find(std::string(uid));
+  if (it == state_->pods.end() || it->second.placement != Placement::Assigned) return std::nullopt;
+  return it->second.node;
 }
 
 void Cache::setPlacementObserver(PlacementObserver* observer) {

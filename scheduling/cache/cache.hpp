@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,7 +31,7 @@ class PlacementObserver {
 
 // What assumePod found.
 enum class AssumeResult {
-  Assumed,        // the pod now counts on the node until it is confirmed, forgotten or expires
+  Assumed,        // the pod now counts on the node until it is confirmed or forgotten
   AlreadyPlaced,  // the cache already counts it on a node (the watch, or an earlier binding)
 };
 
@@ -48,14 +50,18 @@ enum class AssumeResult {
 // status.nominatedNodeName is nominated; terminal pods leave the cache.
 //
 // Assumed pods follow backend/cache/cache.go: /bind assumes the pod on its node before the
-// API server has answered, so the next answers count it at once; the watch confirms it.
+// API server has answered, so the next answers count it at once; the watch confirms it. As in
+// kube-scheduler since kubernetes#106361 (and #136204, which removed the mechanism), an
+// assumption whose binding the API server created never expires: a lagging watch must not
+// make the cache forget a placement. Only the API server's word ends it.
 //
 //   (absent, nominated) ──assumePod──▶ Assumed(node) ──forgetPod (binding failed)──▶ (absent)
-//                                        │  │ finishBinding: expires `ttl` later
-//                                        │  └──cleanupAssumedPods past the deadline──▶ (absent)
-//                                        ├──watch: bound to node M──▶ Assigned(M) (moved if M ≠
-//                                        node) ├──watch: still unbound────▶ Assumed (the event is
-//                                        older) └──watch: deleted, terminal──▶ (absent)
+//                                        │ finishBinding (the API server created it)
+//                                        ├──watch or relist: bound to M──▶ Assigned(M) (moved if
+//                                        │                                 M ≠ node)
+//                                        ├──watch: still unbound──────────▶ Assumed (older news)
+//                                        ├──watch: deleted, terminal──────▶ (absent)
+//                                        └──a relist begun after finishBinding lacks it──▶ (absent)
 class Cache {
  public:
   Cache();
@@ -78,14 +84,21 @@ class Cache {
   // watch event confirms or removes it. A pod the cache already counts on a node is left
   // as it is (AlreadyPlaced); a nominated pod loses its nomination.
   AssumeResult assumePod(api::Pod pod, const std::string& node);
-  // FinishBinding: the API server bound the pod; the assumption now expires at `deadline`
-  // unless the watch confirms it first.
-  void finishBinding(std::string_view uid, std::chrono::steady_clock::time_point deadline);
+  // FinishBinding: the API server created the pod's Binding at `boundAt` (when its answer
+  // arrived). The assumption now lasts until the watch or a relist speaks.
+  void finishBinding(std::string_view uid, std::chrono::steady_clock::time_point boundAt);
   // ForgetPod: the binding failed; drops the assumption (never a pod the watch confirmed).
   void forgetPod(std::string_view uid);
-  // Drops the assumptions whose binding finished and whose deadline is before `now`, and
-  // returns them as "namespace/name on node" for the log.
-  std::vector<std::string> cleanupAssumedPods(std::chrono::steady_clock::time_point now);
+  // A relist of the pods, begun at `listStarted`, did not list these assumed pods (`listed`
+  // says which UIDs it did): those whose binding finished before the list began are gone from
+  // the API server, deleted while the watch was away (client-go's Replace deletes them the same
+  // way). Drops them and returns how many; an assumption the list may predate stays.
+  std::size_t forgetAssumedPodsNotListed(std::chrono::steady_clock::time_point listStarted,
+                                         const std::function<bool(std::string_view uid)>& listed);
+  // When the oldest assumption the watch has not confirmed was made; nullopt when none.
+  std::optional<std::chrono::steady_clock::time_point> oldestAssumedPod() const;
+  // The node the cache counts the pod on (assumed or bound); nullopt when none.
+  std::optional<std::string> assignedNode(std::string_view uid) const;
 
   // From now on, tells `observer` (which must outlive the cache's use) of placements.
   void setPlacementObserver(PlacementObserver* observer);

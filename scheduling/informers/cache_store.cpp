@@ -28,6 +28,21 @@ bool upsertInto(cache::Cache& cache, api::Namespace&& ns) {
   return false;
 }
 
+// Pods assumed by /bind that a relist begun after their binding did not list: gone. Nodes and
+// namespaces are never assumed.
+template <typename T>
+std::size_t forgetUnlisted(cache::Cache&, std::chrono::steady_clock::time_point,
+                           const std::unordered_set<std::string>&) {
+  return 0;
+}
+template <>
+std::size_t forgetUnlisted<api::Pod>(cache::Cache& cache,
+                                     std::chrono::steady_clock::time_point listStarted,
+                                     const std::unordered_set<std::string>& listed) {
+  return cache.forgetAssumedPodsNotListed(
+      listStarted, [&](std::string_view uid) { return listed.contains(std::string(uid)); });
+}
+
 template <typename T>
 void removeFrom(cache::Cache& cache, const std::string& key);
 template <>
@@ -70,8 +85,9 @@ std::size_t CacheStore<T>::endReplace() {
     if (!listed_.contains(key)) gone.push_back(key);
   }
   for (const auto& key : gone) remove(key);
+  const std::size_t forgotten = forgetUnlisted<T>(cache_, listStarted_, listed_);
   listed_.clear();
-  return gone.size();
+  return gone.size() + forgotten;
 }
 
 template <typename T>

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <unordered_set>
@@ -16,14 +17,21 @@ namespace scheduling::informers {
 // watch never delivered), as client-go's DeltaFIFO.Replace does.
 //
 // A relist is applied as it is read, page by page: requests meanwhile see the old objects
-// updated in place, never a cache emptied for the duration of the list.
+// updated in place, never a cache emptied for the duration of the list. Pods assumed by /bind
+// that the store never held are the cache's: the list lacking one ends it only if the list
+// began after its binding (Cache::forgetAssumedPodsNotListed).
 template <typename T>
 class CacheStore {
  public:
   CacheStore(cache::Cache& cache, PublishThrottle& publisher)
       : cache_(cache), publisher_(publisher) {}
 
-  void beginReplace() { listed_.clear(); }
+  // Called before the list's first page is asked for: the list shows the API server as it is
+  // from then on.
+  void beginReplace() {
+    listed_.clear();
+    listStarted_ = std::chrono::steady_clock::now();
+  }
   void replaceItem(T&& object);
   // The list is complete: objects held but not listed are deleted. Returns how many.
   std::size_t endReplace();
@@ -56,7 +64,8 @@ class CacheStore {
   PublishThrottle& publisher_;
   std::unordered_set<std::string> keys_;    // objects held in the cache
   std::unordered_set<std::string> listed_;  // objects seen by the list in progress
-  bool placed_ = false;                     // a pod got a node since the last publishSoon
+  std::chrono::steady_clock::time_point listStarted_{};
+  bool placed_ = false;  // a pod got a node since the last publishSoon
 };
 
 }  // namespace scheduling::informers

@@ -367,6 +367,18 @@ Explanation Scheduler::explain(const api::ExtenderArgs& args) {
   return ex;
 }
 
+Status Scheduler::filterNode(const api::Pod& pod, std::string_view node) const {
+  std::shared_ptr<const framework::SharedLister> snapshot = cache_->snapshot();
+  if (!snapshot) return Status::error(kNotLoaded);
+  const NodeInfo* info = snapshot->getNodeInfo(node);
+  if (info == nullptr) return Status(Code::UnschedulableAndUnresolvable, unknownNodeReason(node));
+  const PodInfo incoming = incomingPod(pod);
+  CycleState state = newCycle(snapshot);
+  const NodeInfo* const nodes[] = {info};
+  if (Status s = framework_->runPreFilterPlugins(state, incoming, nodes); !s.isSuccess()) return s;
+  return framework_->runFilterPluginsWithNominatedPods(state, incoming, *info);
+}
+
 api::ExtenderPreemptionResult Scheduler::preempt(const api::ExtenderPreemptionArgs& args) {
   api::ExtenderPreemptionResult result;
   std::shared_ptr<const framework::SharedLister> snapshot = cache_->snapshot();

@@ -73,6 +73,10 @@ class Scheduler {
   api::ExtenderPreemptionResult preempt(const api::ExtenderPreemptionArgs& args);
   // Filter then score the feasible nodes, as a dry run (the start index does not move).
   Explanation explain(const api::ExtenderArgs& args);
+  // PreFilter then Filter (nominated pods included) for `pod` on one node of the latest
+  // snapshot, with no sampling and nothing tracked: what /filter would say of that node now.
+  // Success when the pod fits; an unknown node is UnschedulableAndUnresolvable.
+  framework::Status filterNode(const api::Pod& pod, std::string_view node) const;
 
  private:
   // A scheduling cycle on `snapshot`, sampled for the plugin-duration metric or not.

@@ -1,6 +1,7 @@
 // The assumed-pod lifecycle of the Cache (backend/cache/cache.go: AssumePod, FinishBinding,
-// ForgetPod, cleanupAssumedPods, and the informer's confirmation), against every order in
-// which /bind, the API server's answer and the watch's events can arrive.
+// ForgetPod, and the informer's confirmation; no expiry, as upstream since kubernetes#106361),
+// against every order in which /bind, the API server's answer, the watch's events and a relist
+// can arrive.
 
 #include <algorithm>
 #include <boost/test/data/test_case.hpp>
@@ -23,7 +24,7 @@ using Clock = std::chrono::steady_clock;
 enum class Step {
   Assume1,       // /bind to n1: assumePod
   Assume2,       // /bind to n2
-  Finish,        // the API server bound it: finishBinding (expires in 30 s)
+  Finish,        // the API server bound it: finishBinding, now
   Forget,        // the binding failed: forgetPod
   WatchUnbound,  // a watch event from before the binding: no spec.nodeName
   WatchNominated2,
@@ -31,16 +32,19 @@ enum class Step {
   WatchBound2,
   WatchDeleted,
   WatchSucceeded,
-  ExpireLater,  // cleanupAssumedPods an hour on
+  // A relist of the pods that does not list p, begun an hour after now, or an hour before.
+  RelistLacking,
+  RelistLackingBegunEarlier,
+  RelistListing,  // one that lists p (unbound: it began before the binding reached it)
 };
 
 struct LifecycleCase {
   std::string name;
   std::vector<Step> steps;
-  std::string wantNode;         // where the pod counts in the published snapshot; "" nowhere
-  std::size_t wantAssumed = 0;  // numAssumedPods
-  std::string wantNominated;    // the node it is nominated to; "" none
-  std::size_t wantExpired = 0;  // what the cleanups dropped
+  std::string wantNode;           // where the pod counts in the published snapshot; "" nowhere
+  std::size_t wantAssumed = 0;    // numAssumedPods
+  std::string wantNominated;      // the node it is nominated to; "" none
+  std::size_t wantForgotten = 0;  // what the relists dropped
 };
 std::ostream& operator<<(std::ostream& out, const LifecycleCase& c) { return out << c.name; }
 
@@ -99,22 +103,40 @@ const std::vector<LifecycleCase> kLifecycleCases = {
      1,
      "",
      0},
-    {"expires once its binding finished",
-     {Step::Assume1, Step::Finish, Step::ExpireLater},
+    {"a finished binding never expires", {Step::Assume1, Step::Finish}, "n1", 1, "", 0},
+    {"a relist begun after the binding that lacks the pod forgets it",
+     {Step::Assume1, Step::Finish, Step::RelistLacking},
      "",
      0,
      "",
      1},
-    {"not while its binding is in progress", {Step::Assume1, Step::ExpireLater}, "n1", 1, "", 0},
-    {"a confirmed pod never expires",
-     {Step::Assume1, Step::Finish, Step::WatchBound1, Step::ExpireLater},
+    {"a relist begun before the binding finished may predate it",
+     {Step::Assume1, Step::Finish, Step::RelistLackingBegunEarlier},
+     "n1",
+     1,
+     "",
+     0},
+    {"a relist while the binding is in progress keeps it",
+     {Step::Assume1, Step::RelistLacking},
+     "n1",
+     1,
+     "",
+     0},
+    {"a relist that lists the pod keeps it",
+     {Step::Assume1, Step::Finish, Step::RelistListing},
+     "n1",
+     1,
+     "",
+     0},
+    {"a confirmed pod is not an assumption to forget",
+     {Step::Assume1, Step::Finish, Step::WatchBound1, Step::RelistLacking},
      "n1",
      0,
      "",
      0},
     {"forgetting an unknown pod does nothing", {Step::Forget}, "", 0, "", 0},
-    {"the watch after an expiry brings it back",
-     {Step::Assume1, Step::Finish, Step::ExpireLater, Step::WatchBound1},
+    {"the watch after a relist forgot it brings it back",
+     {Step::Assume1, Step::Finish, Step::RelistLacking, Step::WatchBound1},
      "n1",
      0,
      "",
@@ -130,7 +152,7 @@ api::Pod pendingPod() { return pending().obj(); }
 struct Outcome {
   std::string node;
   std::string nominated;
-  std::size_t expired = 0;
+  std::size_t forgotten = 0;
 };
 
 Outcome run(Cache& cache, const std::vector<Step>& steps) {
@@ -144,7 +166,7 @@ Outcome run(Cache& cache, const std::vector<Step>& steps) {
         cache.assumePod(pendingPod(), "n2");
         break;
       case Step::Finish:
-        cache.finishBinding("p", Clock::now() + std::chrono::seconds(30));
+        cache.finishBinding("p", Clock::now());
         break;
       case Step::Forget:
         cache.forgetPod("p");
@@ -167,9 +189,17 @@ Outcome run(Cache& cache, const std::vector<Step>& steps) {
       case Step::WatchSucceeded:
         cache.upsertPod(pending().node("n1").phase("Succeeded").obj());
         break;
-      case Step::ExpireLater:
-        out.expired += cache.cleanupAssumedPods(Clock::now() + std::chrono::hours(1)).size();
+      case Step::RelistLacking:
+      case Step::RelistLackingBegunEarlier:
+      case Step::RelistListing: {
+        const auto began =
+            Clock::now() + (step == Step::RelistLackingBegunEarlier ? -std::chrono::hours(1)
+                                                                    : std::chrono::hours(1));
+        const bool listsP = step == Step::RelistListing;
+        out.forgotten += cache.forgetAssumedPodsNotListed(
+            began, [&](std::string_view uid) { return listsP && uid == "p"; });
         break;
+      }
     }
     cache.publish();
   }
@@ -194,7 +224,7 @@ BOOST_DATA_TEST_CASE(lifecycle, boost::unit_test::data::make(kLifecycleCases), c
   const Outcome out = run(cache, c.steps);
   BOOST_TEST(out.node == c.wantNode);
   BOOST_TEST(out.nominated == c.wantNominated);
-  BOOST_TEST(out.expired == c.wantExpired);
+  BOOST_TEST(out.forgotten == c.wantForgotten);
   BOOST_TEST(cache.numAssumedPods() == c.wantAssumed);
   BOOST_TEST(cache.numAssignedPods() == (c.wantNode.empty() ? 0u : 1u));
 }
@@ -217,6 +247,32 @@ BOOST_AUTO_TEST_CASE(an_assumed_pod_counts_for_affinity_as_an_assigned_one) {
   });
   BOOST_TEST(found == std::vector<std::string>{"p@n1@n1"});
   BOOST_TEST((cache.assumePod(pendingPod(), "n1") == AssumeResult::AlreadyPlaced));
+}
+
+// What /bind's policy and the oldest-assumption gauge read.
+BOOST_AUTO_TEST_CASE(the_cache_tells_where_a_pod_counts_and_its_oldest_assumption) {
+  Cache cache;
+  cache.upsertNode(MakeNode().name("n1").obj());
+  BOOST_TEST(!cache.oldestAssumedPod().has_value());
+  BOOST_TEST(!cache.assignedNode("p").has_value());
+  cache.upsertPod(pending().nominatedNodeName("n1").obj());
+  BOOST_TEST(!cache.assignedNode("p").has_value());  // nominated is not assigned
+
+  const auto before = Clock::now();
+  cache.assumePod(pendingPod(), "n1");
+  const auto after = Clock::now();
+  BOOST_TEST(cache.assignedNode("p").value_or("") == "n1");
+  const auto oldest = cache.oldestAssumedPod();
+  BOOST_REQUIRE(oldest.has_value());
+  BOOST_TEST((*oldest >= before && *oldest <= after));
+  cache.assumePod(MakePod().name("q").ns("default").uid("q").obj(), "n1");
+  BOOST_TEST((cache.oldestAssumedPod() == oldest));  // still the first
+
+  cache.upsertPod(pending().node("n1").obj());  // p confirmed
+  BOOST_TEST((cache.oldestAssumedPod() > oldest));
+  BOOST_TEST(cache.assignedNode("p").value_or("") == "n1");
+  cache.upsertPod(MakePod().name("q").ns("default").uid("q").node("n1").obj());
+  BOOST_TEST(!cache.oldestAssumedPod().has_value());
 }
 
 // What InFlightPods relies on: it hears of a placement it waits for only once a published

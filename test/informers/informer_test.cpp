@@ -2,6 +2,7 @@
 // can inject, checking afterwards that the cache holds exactly what the double holds.
 #include <unistd.h>
 
+#include <atomic>
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
@@ -11,12 +12,12 @@
 #include <map>
 #include <random>
 #include <set>
-#include <atomic>
 #include <thread>
 
 #include "scheduling/cache/cache.hpp"
 #include "scheduling/sources/api_source.hpp"
 #include "test/testing/api_server_double.hpp"
+#include "test/testing/wrappers.hpp"
 
 // Named rather than anonymous: data-driven test cases are templates, and GCC warns when
 // their lambdas capture types with internal linkage.
@@ -359,6 +360,39 @@ BOOST_DATA_TEST_CASE(gone_relists_and_deletes_what_the_watch_missed,
   f.server.stallWatches(false);
   BOOST_TEST(converges(f.server, f.cache));
   BOOST_TEST(f.observer.listsOf("pods") > podLists);
+  BOOST_TEST(f.observer.restartsFor("pods gone") >= 1);
+}
+
+// Pods bound through /bind while the watch was away: the store never saw them, so only the
+// cache knows them, as assumptions. A relist begun after their bindings confirms the one still
+// there and forgets the one deleted meanwhile, so an assumption that never expires never leaks.
+BOOST_AUTO_TEST_CASE(a_relist_confirms_or_forgets_assumptions_the_watch_never_showed) {
+  Fixture f;
+  seed(f.server, 3, 0);
+  f.source.start();
+  BOOST_TEST(eventually([&] { return f.source.synced(); }));
+
+  f.server.stallWatches(true);
+  for (const auto& [name, node] : {std::pair{"kept", "node-1"}, std::pair{"deleted", "node-2"}}) {
+    f.server.put("pods", pod(name, "", "web"));
+    const std::string uid = f.server.uid("pods", std::string("default/") + name);
+    // What the binder does: assume, the API server binds, the binding finishes.
+    f.cache.assumePod(
+        testing::MakePod().name(name).ns("default").uid(uid).label("app", "web").obj(), node);
+    f.server.put("pods", pod(name, node, "web"));
+    f.cache.finishBinding(uid, std::chrono::steady_clock::now());
+  }
+  f.cache.publish();
+  f.server.remove("pods", "default/deleted");
+  BOOST_TEST(f.cache.numAssumedPods() == 2u);
+
+  f.server.compact();
+  f.server.dropWatches();
+  f.server.stallWatches(false);
+  BOOST_TEST(eventually([&] { return f.cache.numAssumedPods() == 0; }));
+  BOOST_TEST(converges(f.server, f.cache));
+  BOOST_TEST(f.cache.assignedNode(f.server.uid("pods", "default/kept")).value_or("") == "node-1");
+  BOOST_TEST(f.cache.numAssignedPods() == 1u);
   BOOST_TEST(f.observer.restartsFor("pods gone") >= 1);
 }
 

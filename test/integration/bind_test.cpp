@@ -109,7 +109,10 @@ BOOST_DATA_TEST_CASE(a_burst_keeps_anti_affinity_and_spreads_zones,
       0);
   if (c.stallWatch) {
     BOOST_TEST(metric(during, "scheduler_extender_assumed_pods") == 40);
+    BOOST_TEST(metric(during, "scheduler_extender_assumed_pods_oldest_age_seconds") > 0);
   }
+  // Holding on, nothing kube-scheduler asks is refused: every /filter saw the placements before.
+  BOOST_TEST(metric(during, R"(scheduler_extender_bindings_total{result="refused"})") <= 0);
   if (c.order == testing::BindOrder::AfterNextFilter) {
     // Each /filter after the first waited for the previous pod's /bind.
     BOOST_TEST(
@@ -118,12 +121,12 @@ BOOST_DATA_TEST_CASE(a_burst_keeps_anti_affinity_and_spreads_zones,
             R"(scheduler_extender_in_flight_waits_total{endpoint="filter",outcome="settled"})") >=
         39);
   }
-  // The watch catches up and confirms every assumption; none expires.
+  // The watch catches up and confirms every assumption.
   cluster.server.stallWatches(false);
   BOOST_TEST(eventually(
       [&] { return metric(cluster.metrics(), "scheduler_extender_assumed_pods") == 0; }));
   BOOST_TEST(metric(cluster.metrics(), "scheduler_extender_cache_pods") == 40);
-  BOOST_TEST(metric(cluster.metrics(), "scheduler_extender_expired_assumed_pods_total") == 0);
+  BOOST_TEST(metric(cluster.metrics(), "scheduler_extender_assumed_pods_oldest_age_seconds") == 0);
 }
 
 // Pods that must join the first one: each /filter needs the previous placements to know the
@@ -186,7 +189,7 @@ const std::vector<BindErrorCase> kBindErrorCases = {
      "not_found"},
     {"another UID under that name", "p00", "u-old", false, 0,
      "binding pod shop/p00 to node node-a0: PodUID u-old is pod shop/p00 with UID", "conflict"},
-    {"already assigned", "p00", "", true, 0,
+    {"the API server already bound it, the watch too late to say", "p00", "", true, 0,
      "binding pod shop/p00 to node node-a0: API server answered 409 Conflict: Operation cannot be "
      "fulfilled on pods/binding \"p00\": pod p00 is already assigned to node \"node-b0\"",
      "conflict"},
@@ -196,11 +199,19 @@ const std::vector<BindErrorCase> kBindErrorCases = {
      "rejected"},
 };
 
-BOOST_DATA_TEST_CASE(a_refused_binding_answers_why_and_assumes_nothing,
+BOOST_DATA_TEST_CASE(a_failed_binding_answers_why_and_assumes_nothing,
                      boost::unit_test::data::make(kBindErrorCases), c) {
   Cluster cluster;
   auto pod = cluster.pending("p", 1, "web", kWebAntiAffinity).front();
   if (c.assignFirst) {
+    // Another binder got there first and the watch has not said so: the pod kube-scheduler
+    // filtered is all the extender knows, and only the API server can refuse.
+    const auto filtered =
+        testing::HttpClient(cluster.process->port())
+            .post("/filter", R"({"Pod":)" + testing::renderPendingPod(pod, "default-scheduler") +
+                                 R"(,"NodeNames":["node-a0"]})");
+    BOOST_TEST(filtered.body.find(R"("NodeNames":["node-a0"])") != std::string::npos);
+    cluster.server.stallWatches(true);
     pod.object.nodeName = "node-b0";
     cluster.server.put("pods", pod.object);
   }
@@ -269,31 +280,211 @@ BOOST_AUTO_TEST_CASE(a_bind_without_a_uid_binds_the_pod_it_names) {
 }
 
 BOOST_AUTO_TEST_CASE(an_unreachable_api_server_is_named) {
-  // A port nothing listens on: bound, never listened on, and held for the whole test, so that
-  // no other socket (the extender's own listener, a suite running beside) can take it.
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::socket held(io);
-  held.open(boost::asio::ip::tcp::v4());
-  held.bind({boost::asio::ip::make_address("127.0.0.1"), 0});
-  const std::uint16_t port = held.local_endpoint().port();
-  const auto kubeconfig = std::filesystem::temp_directory_path() /
-                          ("sx-bind-unreachable-" + std::to_string(::getpid()));
-  std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\ncurrent-context: t\n"
-                               "contexts: [{name: t, context: {cluster: d, user: u}}]\n"
-                               "clusters: [{name: d, cluster: {server: \"http://127.0.0.1:"
-                            << port << "\"}}]\nusers: [{name: u, user: {token: x}}]\n";
-  testing::ServerProcess process({"--kubeconfig", kubeconfig.string()}, "serving on");
-  const auto reply = testing::HttpClient(process.port())
-                         .post("/bind", R"({"PodName":"p","PodNamespace":"shop","PodUID":"u",)"
-                                        R"("Node":"n"})");
+  Cluster cluster;
+  const auto pod = cluster.pending("p", 1, "web", "").front();
+  BOOST_TEST(eventually([&] { return cluster.server.openWatches() == 3; }));
+  // The GET of the pod, and a retry on a new connection if the client makes one, meet a
+  // connection closed unanswered.
+  cluster.server.failNextRequests(2, 0);
+  const auto reply = testing::HttpClient(cluster.process->port())
+                         .post("/bind", R"({"PodName":"p00","PodNamespace":"shop","PodUID":")" +
+                                            pod.uid + R"(","Node":"node-a0"})");
   BOOST_TEST(reply.status == 200u);
   BOOST_TEST(bindError(reply.body)
-                     .rfind("binding pod shop/p to node n: reading the pod: API "
-                            "server unreachable: ",
+                     .rfind("binding pod shop/p00 to node node-a0: reading the pod: API server "
+                            "unreachable: ",
                             0) == 0u,
              reply.body);
-  BOOST_TEST(process.stop(SIGTERM) == 0);
-  std::filesystem::remove(kubeconfig);
+  BOOST_TEST(
+      metric(cluster.metrics(), R"(scheduler_extender_bindings_total{result="unreachable"})") == 1);
+}
+
+// --- What /bind refuses, whoever asks: before any API call, with Error naming why. ----------
+
+struct RefusalCase {
+  std::string name;
+  std::string schedulerName;  // the pod's spec.schedulerName
+  bool filterFirst;           // kube-scheduler's /filter before the /bind: the pod is in flight
+  bool assignFirst;           // the cache has the pod on node-b0 already
+  bool webOnNode;             // another web replica runs on the node (required anti-affinity)
+  std::string node;           // the /bind's Node
+  std::string wantError;      // after "binding pod shop/p00 to node <node>: "
+  std::string wantReason;
+};
+std::ostream& operator<<(std::ostream& out, const RefusalCase& c) { return out << c.name; }
+
+const std::vector<RefusalCase> kRefusalCases = {
+    {"a pod of another scheduler, read from the API server", "other-scheduler", false, false, false,
+     "node-a0",
+     "the pod's spec.schedulerName is \"other-scheduler\", not one this extender binds for "
+     "(--scheduler-names default-scheduler)",
+     "scheduler_name"},
+    {"a pod of another scheduler, as /filter had it", "other-scheduler", true, false, false,
+     "node-a0",
+     "the pod's spec.schedulerName is \"other-scheduler\", not one this extender binds for "
+     "(--scheduler-names default-scheduler)",
+     "scheduler_name"},
+    {"a node no cache holds", "default-scheduler", true, false, false, "node-z9",
+     "node \"node-z9\" is not in the extender's cache", "unknown_node"},
+    {"a pod the cache holds as assigned", "default-scheduler", false, true, false, "node-a0",
+     "the extender's cache has the pod on node \"node-b0\" already", "already_assigned"},
+    {"a node the pod no longer fits", "default-scheduler", true, false, true, "node-a0",
+     "node node-a0 no longer fits pod shop/p00: node(s) didn't match pod anti-affinity rules",
+     "node_no_longer_fits"},
+};
+
+// Each refusal writes no Binding (the double sees no BIND), assumes nothing, leaves the node
+// as feasible for the next pod as it was, and is counted and logged with its reason.
+BOOST_DATA_TEST_CASE(a_refused_binding_writes_nothing_and_says_why,
+                     boost::unit_test::data::make(kRefusalCases), c) {
+  Cluster cluster;
+  auto pod = cluster.pending("p", 1, "web", kWebAntiAffinity).front();
+  pod.object.schedulerName = c.schedulerName;
+  if (c.assignFirst) pod.object.nodeName = "node-b0";
+  cluster.server.put("pods", pod.object);
+  const auto cachedPods = [&](double want) {
+    return eventually(
+        [&] { return metric(cluster.metrics(), "scheduler_extender_cache_pods") == want; });
+  };
+  BOOST_TEST(cachedPods(c.assignFirst ? 1 : 0));
+  testing::HttpClient client(cluster.process->port());
+  const auto filterArgs = [&](const testing::LoopPod& p, const std::string& scheduler) {
+    return R"({"Pod":)" + testing::renderPendingPod(p, scheduler) + R"(,"NodeNames":["node-a0"]})";
+  };
+  if (c.filterFirst) client.post("/filter", filterArgs(pod, c.schedulerName));
+  if (c.webOnNode) {
+    // Placed after kube-scheduler's /filter found the node feasible, by someone else.
+    testing::ApiObject running = pod.object;
+    running.name = "running";
+    running.nodeName = c.node;
+    running.phase = "Running";
+    running.affinityJson.clear();
+    cluster.server.put("pods", running);
+    BOOST_TEST(cachedPods(1));
+  }
+  const double wantCached = (c.assignFirst ? 1 : 0) + (c.webOnNode ? 1 : 0);
+
+  const auto reply = client.post("/bind", R"({"PodName":"p00","PodNamespace":"shop","PodUID":")" +
+                                              pod.uid + R"(","Node":")" + c.node + R"("})");
+  BOOST_TEST(reply.status == 200u);
+  BOOST_TEST(bindError(reply.body) ==
+             "binding pod shop/p00 to node " + c.node + ": " + c.wantError);
+
+  const auto requests = cluster.server.requests();
+  BOOST_TEST(std::count_if(requests.begin(), requests.end(),
+                           [](const std::string& r) { return r.starts_with("BIND "); }) == 0);
+  // The pod is read from the API server only when kube-scheduler's copy is not at hand and the
+  // cheap checks passed.
+  const bool wantRead = !c.filterFirst && !c.assignFirst;
+  BOOST_TEST(std::count(requests.begin(), requests.end(), "GET pods shop/p00") ==
+             (wantRead ? 1 : 0));
+  const std::string text = cluster.metrics();
+  BOOST_TEST(metric(text, "scheduler_extender_assumed_pods") == 0);
+  BOOST_TEST(metric(text, "scheduler_extender_cache_pods") == wantCached);
+  BOOST_TEST(metric(text, R"(scheduler_extender_bindings_total{result="refused"})") == 1);
+  BOOST_TEST(metric(text, R"(scheduler_extender_bind_refusals_total{reason=")" + c.wantReason +
+                              "\"}") == 1);
+  if (!c.webOnNode) {
+    // Nothing counts on node-a0: the next replica may go there.
+    auto next = cluster.pending("next-", 1, "web", kWebAntiAffinity).front();
+    const auto filtered = client.post("/filter", filterArgs(next, "default-scheduler"));
+    BOOST_TEST(filtered.body.find(R"("NodeNames":["node-a0"])") != std::string::npos,
+               filtered.body);
+  }
+  BOOST_TEST(cluster.process->stop(SIGTERM) == 0);
+  BOOST_TEST(cluster.process->log().find("refused: binding pod shop/p00 to node " + c.node + ": " +
+                                         c.wantError) != std::string::npos);
+}
+
+// --scheduler-names: the profiles the extender binds for, and no other.
+BOOST_AUTO_TEST_CASE(scheduler_names_say_whose_pods_bind) {
+  Cluster cluster({}, {"--scheduler-names=web-scheduler,batch-scheduler"});
+  auto pods = cluster.pending("p", 2, "web", "");
+  pods[0].object.schedulerName = "batch-scheduler";
+  pods[1].object.schedulerName = "";  // the API server's default: default-scheduler
+  for (const auto& pod : pods) cluster.server.put("pods", pod.object);
+  testing::HttpClient client(cluster.process->port());
+  const auto bind = [&](const testing::LoopPod& pod) {
+    return bindError(client
+                         .post("/bind", R"({"PodName":")" + pod.object.name +
+                                            R"(","PodNamespace":"shop","PodUID":")" + pod.uid +
+                                            R"(","Node":"node-a0"})")
+                         .body);
+  };
+  BOOST_TEST(bind(pods[0]) == "");
+  BOOST_TEST(bind(pods[1]) ==
+             "binding pod shop/p01 to node node-a0: the pod's spec.schedulerName is "
+             "\"default-scheduler\", not one this extender binds for (--scheduler-names "
+             "web-scheduler,batch-scheduler)");
+  BOOST_TEST(cluster.server.objects("pods").at("shop/p00").nodeName == "node-a0");
+  BOOST_TEST(cluster.server.objects("pods").at("shop/p01").nodeName == "");
+}
+
+// Holding off, each /filter is answered before the previous pod's /bind (the watch silent): it
+// cannot see that placement and often picks the same node. The re-check at /bind refuses the
+// one that comes second, kube-scheduler schedules it again on a snapshot with the first, and the
+// API server never receives a Binding that breaks the anti-affinity.
+BOOST_AUTO_TEST_CASE(holding_off_refused_bindings_are_retried_into_a_clean_burst) {
+  Cluster cluster({}, {"--in-flight-wait=0s"});
+  const auto pods = cluster.pending("web-", 40, "web", kWebAntiAffinity);
+  cluster.server.stallWatches(true);
+  const auto outcomes = cluster.schedule(pods, testing::BindOrder::AfterNextFilter,
+                                         /*apiBinds=*/false, /*maxAttempts=*/10);
+  checkAllBound(cluster, outcomes);
+  const auto placed = cluster.server.objects("pods");
+  BOOST_TEST(testing::antiAffinityViolations(placed, cluster.nodeLabels, {{"app", "web"}},
+                                             kHostname) == 0u);
+  std::size_t retried = 0;
+  for (const auto& outcome : outcomes) {
+    for (const auto& error : outcome.retriedBindErrors) {
+      ++retried;
+      BOOST_TEST(error.find(" no longer fits pod " + outcome.name +
+                            ": node(s) didn't match pod anti-affinity rules") != std::string::npos,
+                 error);
+    }
+  }
+  // The race was run, not dodged: without holding, placements collided and were refused.
+  BOOST_TEST(retried > 0u);
+  const std::string text = cluster.metrics();
+  BOOST_TEST(
+      metric(text, R"(scheduler_extender_bind_refusals_total{reason="node_no_longer_fits"})") ==
+      static_cast<double>(retried));
+  BOOST_TEST(metric(text, R"(scheduler_extender_bindings_total{result="bound"})") == 40);
+  // Every Binding the API server received was created: one per pod.
+  const auto requests = cluster.server.requests();
+  BOOST_TEST(std::count_if(requests.begin(), requests.end(),
+                           [](const std::string& r) { return r.starts_with("BIND "); }) == 40);
+}
+
+// A watch silent for longer than the assumed-pod TTL of old (30 s): the first 20 replicas'
+// assumptions outlive it, so the next 20 still see them and avoid their nodes. With the expiry,
+// they were dropped at 30 s and the second burst doubled up on their nodes.
+BOOST_AUTO_TEST_CASE(a_watch_silent_past_the_old_ttl_forgets_no_placement) {
+  Cluster cluster({}, {kLongInFlightWait});
+  const auto pods = cluster.pending("web-", 40, "web", kWebAntiAffinity);
+  cluster.server.stallWatches(true);
+  const std::vector<testing::LoopPod> first(pods.begin(), pods.begin() + 20);
+  const std::vector<testing::LoopPod> second(pods.begin() + 20, pods.end());
+  auto outcomes = cluster.schedule(first, testing::BindOrder::Alternate);
+  BOOST_TEST(eventually(
+      [&] {
+        return metric(cluster.metrics(), "scheduler_extender_assumed_pods_oldest_age_seconds") > 31;
+      },
+      std::chrono::seconds(60)));
+  BOOST_TEST(metric(cluster.metrics(), "scheduler_extender_assumed_pods") == 20);
+
+  const auto later = cluster.schedule(second, testing::BindOrder::Alternate);
+  outcomes.insert(outcomes.end(), later.begin(), later.end());
+  checkAllBound(cluster, outcomes);
+  const auto placed = cluster.server.objects("pods");
+  BOOST_TEST(testing::antiAffinityViolations(placed, cluster.nodeLabels, {{"app", "web"}},
+                                             kHostname) == 0u);
+  BOOST_TEST(metric(cluster.metrics(), "scheduler_extender_assumed_pods") == 40);
+
+  cluster.server.stallWatches(false);
+  BOOST_TEST(eventually(
+      [&] { return metric(cluster.metrics(), "scheduler_extender_assumed_pods") == 0; }));
+  BOOST_TEST(metric(cluster.metrics(), "scheduler_extender_cache_pods") == 40);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

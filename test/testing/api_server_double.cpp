@@ -284,6 +284,7 @@ bool ApiServerDouble::handle(Stream& stream, http::verb method, const std::strin
     --failCount_;
     const unsigned status = failStatus_;
     lock.unlock();
+    if (status == 0) return false;  // the connection closes unanswered
     writeAnswer(stream, status, statusJson(status, "InternalError", "injected failure"));
     return true;
   }
@@ -674,7 +675,7 @@ std::string ApiServerDouble::renderObject(const std::string& resource, const Api
     w.Key("nodeName");
     w.String(object.nodeName.c_str());
     w.Key("schedulerName");
-    w.String("default-scheduler");
+    w.String(object.schedulerName.c_str());
     if (!object.affinityJson.empty()) {
       w.Key("affinity");
       w.RawValue(object.affinityJson.c_str(), object.affinityJson.size(), rapidjson::kObjectType);

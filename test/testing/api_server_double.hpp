@@ -29,6 +29,7 @@ struct ApiObject {
   std::string nodeName;  // pods: spec.nodeName
   std::string phase = "Running";
   std::string nominatedNodeName;
+  std::string schedulerName = "default-scheduler";  // pods: spec.schedulerName
   bool terminating = false;
   std::string affinityJson;  // pods: spec.affinity as JSON, "" for none
 
@@ -89,7 +90,9 @@ class ApiServerDouble {
   void stallWatches(bool stalled);  // keep watches open but send nothing
   void sendErrorEvent(int code, const std::string& reason);  // to open watches, then end them
   void sendBookmarks();  // a BOOKMARK at the current version to every watch
-  void failNextRequests(int count, unsigned status);  // answer with this status instead
+  // Answer the next `count` requests with this status instead; 0 closes their connections
+  // unanswered, as a crashed API server or a reset behind its load balancer.
+  void failNextRequests(int count, unsigned status);
   void compact();  // forget history: watches from an older resourceVersion get 410
   // The next watch answers 504 "Too large resource version", as a server whose watch cache
   // lags behind the resourceVersion asked for (after a restart or a fail-over).

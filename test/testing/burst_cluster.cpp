@@ -66,9 +66,10 @@ std::vector<LoopPod> BurstCluster::pending(const std::string& prefix, int count,
 }
 
 std::vector<PodOutcome> BurstCluster::schedule(const std::vector<LoopPod>& pods, BindOrder order,
-                                               bool apiBinds) {
+                                               bool apiBinds, int maxAttempts) {
   SchedulerLoop::Options options{process->port(), nodeNames, order};
   if (apiBinds) options.apiServerPort = server.port();
+  options.maxAttempts = maxAttempts;
   return SchedulerLoop(options).run(pods);
 }
 
@@ -80,8 +81,8 @@ double metricValue(const std::string& text, const std::string& series) {
   return std::stod(text.substr(at + series.size() + 2));
 }
 
-bool eventually(const std::function<bool()>& predicate) {
-  const auto deadline = std::chrono::steady_clock::now() + 30s;
+bool eventually(const std::function<bool()>& predicate, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
   while (!predicate()) {
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(20ms);

@@ -30,9 +30,10 @@ struct BurstCluster {
   // `count` pending pods `<prefix>00`, `<prefix>01`, … with app=`app`, in the double.
   std::vector<LoopPod> pending(const std::string& prefix, int count, const std::string& app,
                                const std::string& affinity);
-  // kube-scheduler's loop over them; `apiBinds`: it binds them itself (no bindVerb).
+  // kube-scheduler's loop over them; `apiBinds`: it binds them itself (no bindVerb);
+  // `maxAttempts`: a pod whose /bind fails is scheduled again, up to this many times in all.
   std::vector<PodOutcome> schedule(const std::vector<LoopPod>& pods, BindOrder order,
-                                   bool apiBinds = false);
+                                   bool apiBinds = false, int maxAttempts = 1);
   std::string metrics();
 
   ApiServerDouble server;
@@ -45,7 +46,8 @@ struct BurstCluster {
 // The value of one series in a /metrics text; -1 when absent.
 double metricValue(const std::string& text, const std::string& series);
 
-// Polls `predicate` every 20 ms for up to 30 s: true once it held.
-bool eventually(const std::function<bool()>& predicate);
+// Polls `predicate` every 20 ms for up to `limit`: true once it held.
+bool eventually(const std::function<bool()>& predicate,
+                std::chrono::seconds limit = std::chrono::seconds(30));
 
 }  // namespace testing

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -124,12 +126,55 @@ bool nextFilterStarted(Signal& answered, HttpClient& client,
   }
 }
 
+// One /bind (or, without bindVerb, the Binding kube-scheduler's DefaultBinder posts), after
+// the next /filter when `nextFilterAnswered` is given; `written` fires once it is sent.
+void bindPod(const SchedulerLoop::Options& options, const LoopPod& pod, PodOutcome& outcome,
+             const std::string& body, const std::shared_ptr<Signal>& nextFilterAnswered,
+             Signal& written, const std::function<void(const std::string&)>& fail) {
+  try {
+    HttpClient client(options.port);
+    if (nextFilterAnswered &&
+        !nextFilterStarted(*nextFilterAnswered, client,
+                           std::chrono::steady_clock::now() + options.holdDeadline)) {
+      fail("the /bind of " + outcome.name + " waited in vain for the next /filter to be " +
+           "answered or held (" + std::string(kWaitingGauge) + " stayed 0)");
+      written.fire();
+      return;
+    }
+    if (options.apiServerPort != 0) {
+      // DefaultBinder: the Binding straight to the API server.
+      HttpClient api(options.apiServerPort);
+      api.writePost("/api/v1/namespaces/" + pod.object.ns + "/pods/" + pod.object.name + "/binding",
+                    scheduling::api::json::encodeBinding(pod.object.ns, pod.object.name, pod.uid,
+                                                         outcome.node));
+      written.fire();
+      const HttpReply reply = api.readReply();
+      outcome.bindStatus = reply.status;
+      outcome.bindError = reply.status == 201 ? "" : failureText(reply);
+      return;
+    }
+    client.writePost("/bind", body);
+    written.fire();
+    const HttpReply reply = client.readReply();
+    outcome.bindStatus = reply.status;
+    rapidjson::Document result;
+    result.Parse(reply.body.c_str(), reply.body.size());
+    outcome.bindError = reply.status == 200 && !result.HasParseError()
+                            ? stringOf(memberOf(result, "Error"))
+                            : failureText(reply);
+  } catch (const std::exception& e) {
+    fail("the /bind of " + outcome.name + ": " + e.what());
+    written.fire();
+  }
+}
+
 }  // namespace
 
 SchedulerLoop::SchedulerLoop(Options options) : options_(std::move(options)) {}
 
 std::vector<PodOutcome> SchedulerLoop::run(const std::vector<LoopPod>& pods) {
   std::vector<PodOutcome> outcomes(pods.size());
+  std::vector<int> attempts(pods.size(), 0);
   std::mutex failuresMutex;
   std::vector<std::string> failures;
   const auto fail = [&](const std::string& what) {
@@ -137,30 +182,59 @@ std::vector<PodOutcome> SchedulerLoop::run(const std::vector<LoopPod>& pods) {
     failures.push_back(what);
   };
 
+  // The scheduling queue: the pods in order, then each pod whose /bind failed again. A /bind
+  // thread writes its pod's outcome before it requeues the pod, under the lock the loop takes
+  // to pick it up again.
+  struct Queue {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::deque<std::size_t> ready;
+    std::size_t bindsRunning = 0;
+  } queue;
+  for (std::size_t i = 0; i < pods.size(); ++i) queue.ready.push_back(i);
+
   // Every /bind thread is joined however the loop ends; one still waiting for the next
   // /filter is let go first.
   struct Binds {
     std::vector<std::thread> threads;
     std::shared_ptr<Signal> pending;  // the previous pod's AfterNextFilter /bind waits on it
-    ~Binds() {
+    void release() {
       if (pending) pending->fire();
+      pending.reset();
+    }
+    ~Binds() {
+      release();
       for (auto& thread : threads) thread.join();
     }
   } binds;
 
   HttpClient scheduling(options_.port);
-  for (std::size_t i = 0; i < pods.size(); ++i) {
+  for (std::size_t turn = 0;; ++turn) {
+    std::size_t i = 0;
+    {
+      std::unique_lock lock(queue.mutex);
+      if (queue.ready.empty()) {
+        // No /filter follows for now: a /bind waiting for one goes, and may requeue its pod.
+        lock.unlock();
+        binds.release();
+        lock.lock();
+        queue.changed.wait(lock, [&] { return !queue.ready.empty() || queue.bindsRunning == 0; });
+        if (queue.ready.empty()) break;
+      }
+      i = queue.ready.front();
+      queue.ready.pop_front();
+    }
     const LoopPod& pod = pods[i];
     PodOutcome& outcome = outcomes[i];
-    outcome.name = pod.object.ns + "/" + pod.object.name;
+    ++attempts[i];
+    if (!outcome.bindError.empty()) outcome.retriedBindErrors.push_back(outcome.bindError);
+    outcome = PodOutcome{pod.object.ns + "/" + pod.object.name, "", 0, "", 0, "",
+                         std::move(outcome.retriedBindErrors)};
     const std::string podJson = renderPendingPod(pod, options_.schedulerName);
 
     const HttpReply filtered =
         scheduling.post("/filter", extenderArgs(podJson, options_.nodeNames));
-    if (binds.pending) {
-      binds.pending->fire();
-      binds.pending.reset();
-    }
+    binds.release();
     rapidjson::Document filterResult;
     filterResult.Parse(filtered.body.c_str(), filtered.body.size());
     if (filtered.status != 200 || filterResult.HasParseError()) {
@@ -207,48 +281,22 @@ std::vector<PodOutcome> SchedulerLoop::run(const std::vector<LoopPod>& pods) {
     }
 
     const bool afterNextFilter = options_.order == BindOrder::AfterNextFilter ||
-                                 (options_.order == BindOrder::Alternate && i % 2 == 1);
-    const bool last = i + 1 == pods.size();
-    auto nextFilterAnswered = afterNextFilter && !last ? std::make_shared<Signal>() : nullptr;
+                                 (options_.order == BindOrder::Alternate && turn % 2 == 1);
+    auto nextFilterAnswered = afterNextFilter ? std::make_shared<Signal>() : nullptr;
     auto written = std::make_shared<Signal>();
-    binds.threads.emplace_back([this, &outcome, &fail, &pod, nextFilterAnswered, written,
+    const bool mayRetry = attempts[i] < options_.maxAttempts;
+    {
+      std::lock_guard lock(queue.mutex);
+      ++queue.bindsRunning;
+    }
+    binds.threads.emplace_back([this, &outcome, &fail, &pod, &queue, i, mayRetry,
+                                nextFilterAnswered, written,
                                 body = bindingArgs(pod, outcome.node)] {
-      try {
-        HttpClient client(options_.port);
-        if (nextFilterAnswered &&
-            !nextFilterStarted(*nextFilterAnswered, client,
-                               std::chrono::steady_clock::now() + options_.holdDeadline)) {
-          fail("the /bind of " + outcome.name + " waited in vain for the next /filter to be " +
-               "answered or held (" + std::string(kWaitingGauge) + " stayed 0)");
-          written->fire();
-          return;
-        }
-        if (options_.apiServerPort != 0) {
-          // DefaultBinder: the Binding straight to the API server.
-          HttpClient api(options_.apiServerPort);
-          api.writePost(
-              "/api/v1/namespaces/" + pod.object.ns + "/pods/" + pod.object.name + "/binding",
-              scheduling::api::json::encodeBinding(pod.object.ns, pod.object.name, pod.uid,
-                                                   outcome.node));
-          written->fire();
-          const HttpReply reply = api.readReply();
-          outcome.bindStatus = reply.status;
-          outcome.bindError = reply.status == 201 ? "" : failureText(reply);
-          return;
-        }
-        client.writePost("/bind", body);
-        written->fire();
-        const HttpReply reply = client.readReply();
-        outcome.bindStatus = reply.status;
-        rapidjson::Document result;
-        result.Parse(reply.body.c_str(), reply.body.size());
-        outcome.bindError = reply.status == 200 && !result.HasParseError()
-                                ? stringOf(memberOf(result, "Error"))
-                                : failureText(reply);
-      } catch (const std::exception& e) {
-        fail("the /bind of " + outcome.name + ": " + e.what());
-        written->fire();
-      }
+      bindPod(options_, pod, outcome, body, nextFilterAnswered, *written, fail);
+      std::lock_guard lock(queue.mutex);
+      if (mayRetry && !outcome.bindError.empty()) queue.ready.push_back(i);
+      --queue.bindsRunning;
+      queue.changed.notify_all();
     });
     if (nextFilterAnswered) {
       binds.pending = nextFilterAnswered;
@@ -256,10 +304,7 @@ std::vector<PodOutcome> SchedulerLoop::run(const std::vector<LoopPod>& pods) {
       written->wait();
     }
   }
-  if (binds.pending) {
-    binds.pending->fire();
-    binds.pending.reset();
-  }
+  binds.release();
   for (auto& thread : binds.threads) thread.join();
   binds.threads.clear();
   if (!failures.empty()) {

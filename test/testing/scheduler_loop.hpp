@@ -26,6 +26,7 @@ struct LoopPod {
   std::string uid;   // metadata.uid, and PodUID in the /bind
 };
 
+// What the last attempt at a pod came to, and the errors of the /binds before it.
 struct PodOutcome {
   std::string name;           // namespace/name, as the double keys pods
   std::string node;           // the node chosen; "" when unschedulable
@@ -33,15 +34,18 @@ struct PodOutcome {
   std::string scheduleError;  // a failed /filter or /prioritize: status and body, or Error
   unsigned bindStatus = 0;    // HTTP status of the /bind; 0 when none was sent
   std::string bindError;      // its Error
+  std::vector<std::string> retriedBindErrors;  // earlier attempts' /bind Errors, in order
 };
 
 // kube-scheduler's scheduling loop against one extender registered with
 // nodeCacheCapable: true and bindVerb: bind, and no in-tree plugins (schedule_one.go):
-// for each pod in order, /filter over every candidate node; none feasible: unschedulable;
-// one: chosen without /prioritize (as findNodesThatFitPod's caller does); more: /prioritize
-// over them and the highest Score wins. The /bind then runs on its own thread and
+// for each pod in queue order, /filter over every candidate node; none feasible:
+// unschedulable; one: chosen without /prioritize (as findNodesThatFitPod's caller does); more:
+// /prioritize over them and the highest Score wins. The /bind then runs on its own thread and
 // connection while the loop goes on with the next pod, ordered against the next /filter as
-// `order` says. run() returns when every /bind has been answered.
+// `order` says. A /bind answered with an Error sends the pod to the back of the queue, up to
+// `maxAttempts` attempts in all (handleBindingCycleError: the pod is forgotten and scheduled
+// again). run() returns when the queue is empty and every /bind has been answered.
 class SchedulerLoop {
  public:
   struct Options {
@@ -55,6 +59,7 @@ class SchedulerLoop {
     // Without bindVerb: kube-scheduler's own binder POSTs the Binding to the API server on
     // this port instead of calling the extender's /bind (0: /bind).
     std::uint16_t apiServerPort = 0;
+    int maxAttempts = 1;  // per pod: 1 never retries a failed binding
   };
 
   explicit SchedulerLoop(Options options);

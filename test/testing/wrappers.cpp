@@ -90,6 +90,11 @@ MakePod& MakePod::phase(std::string phase) {
   return *this;
 }
 
+MakePod& MakePod::schedulerName(std::string name) {
+  pod_.spec.schedulerName = std::move(name);
+  return *this;
+}
+
 MakePod& MakePod::terminating(std::string deletionTimestamp) {
   pod_.metadata.deletionTimestamp = std::move(deletionTimestamp);
   return *this;

@@ -59,6 +59,7 @@ class MakePod {
   MakePod& nominatedNodeName(std::string nodeName);
   MakePod& priority(std::int32_t priority);
   MakePod& phase(std::string phase);
+  MakePod& schedulerName(std::string name);
   // Sets metadata.deletionTimestamp.
   MakePod& terminating(std::string deletionTimestamp = "2024-01-01T00:00:00Z");
 
