@@ -16,6 +16,7 @@
 
 #include "test/manifests/chart_render.hpp"
 #include "test/manifests/chart_values.hpp"
+#include "test/manifests/network_policy.hpp"
 #include "test/manifests/rbac.hpp"
 #include "test/manifests/scenario.hpp"
 #include "test/testing/http_client.hpp"
@@ -68,6 +69,11 @@ int flagCount(const YAML::Node& arguments, const std::string& flag) {
     if (a == flag || a.starts_with(flag + "=")) ++count;
   }
   return count;
+}
+
+YAML::Node podTemplate(const YAML::Node& deployment) {
+  const YAML::Node& d = deployment;
+  return d["spec"]["template"];
 }
 
 YAML::Node podLabels(const YAML::Node& deployment) {
@@ -257,6 +263,157 @@ BOOST_DATA_TEST_CASE(sidecar_mode_binds_the_verbs_to_loopback_and_probes_another
     const YAML::Node port = at(s.extenderContainer, {probe, "httpGet", "port"});
     BOOST_TEST(containerPort(s.extenderContainer, port) == metrics.port, probe);
   }
+}
+
+// The pods a NetworkPolicy check tries: kube-scheduler's (from its Deployment), the extender's
+// own, an unrelated workload beside them, the same labels as kube-scheduler's in another
+// namespace, and a Prometheus in a monitoring namespace.
+struct Client {
+  std::string what;
+  Connection from;
+};
+
+std::vector<Client> clientsAt(const Scenario& s, int port) {
+  const auto labels = [](std::initializer_list<std::pair<const char*, const char*>> pairs) {
+    YAML::Node node(YAML::NodeType::Map);
+    for (const auto& [key, value] : pairs) node[key] = value;
+    return node;
+  };
+  const std::string ns = Scenario::kNamespace;
+  const YAML::Node home = labels({{"kubernetes.io/metadata.name", Scenario::kNamespace}});
+  const YAML::Node elsewhere = labels({{"kubernetes.io/metadata.name", "default"}});
+  const YAML::Node monitoring = labels({{"kubernetes.io/metadata.name", "monitoring"}});
+  return {
+      {"kube-scheduler", {podLabels(s.schedulerDeployment), ns, home, port}},
+      {"the extender", {podLabels(s.extenderDeployment), ns, home, port}},
+      {"a workload beside them", {labels({{"app", "web"}}), ns, home, port}},
+      {"kube-scheduler's labels in another namespace",
+       {podLabels(s.schedulerDeployment), "default", elsewhere, port}},
+      {"Prometheus",
+       {labels({{"app.kubernetes.io/name", "prometheus"}}), "monitoring", monitoring, port}},
+  };
+}
+
+// Service mode: the extender's pods are isolated for ingress by one policy of this release;
+// on the port kube-scheduler calls it admits kube-scheduler's pods and no other, and its rule
+// names them by a selector no wider than their Deployment's; the metrics port admits whom
+// networkPolicy.metricsFrom names, anyone when it is empty.
+BOOST_DATA_TEST_CASE(service_mode_admits_only_kube_scheduler_to_the_port_it_calls,
+                     data::make(scenariosInMode("service")), name) {
+  const Scenario& s = scenario(name);
+  BOOST_TEST_REQUIRE(s.serviceMode());
+  BOOST_TEST_REQUIRE(flag(s.values, "networkPolicy.enabled"));
+  const auto policies =
+      isolatingPolicies(s.manifests, podLabels(s.extenderDeployment), Scenario::kNamespace);
+  BOOST_TEST_REQUIRE(policies.size() == 1u);
+  const YAML::Node& policy = policies.front();
+  BOOST_TEST(text(policy["apiVersion"]) == "networking.k8s.io/v1");
+  BOOST_TEST(YAML::Dump(policy["spec"]["policyTypes"]) == YAML::Dump(YAML::Load("[Ingress]")));
+  BOOST_TEST(!selectorMatches(policy["spec"]["podSelector"], podLabels(s.schedulerDeployment)));
+
+  // The port kube-scheduler calls, as the pod sees it: the Service's target of the URL's port.
+  const Url url = parseUrl(text(s.extenderCall["urlPrefix"]));
+  const YAML::Node service = s.manifests.find("Service", url.host.substr(0, url.host.find('.')));
+  BOOST_TEST_REQUIRE(service.IsDefined());
+  int schedulingPort = 0;
+  for (const auto& port : service["spec"]["ports"]) {
+    if (port["port"].as<int>() == url.port) {
+      schedulingPort = containerPort(s.extenderContainer, port["targetPort"]);
+    }
+  }
+  BOOST_TEST_REQUIRE(schedulingPort == listenPort(s));
+
+  const YAML::Node pod = podTemplate(s.extenderDeployment);
+  for (const auto& client : clientsAt(s, schedulingPort)) {
+    BOOST_TEST(admits(s.manifests, pod, Scenario::kNamespace, client.from) ==
+                   (client.what == "kube-scheduler"),
+               client.what << " on the scheduling port");
+  }
+  // Every rule that opens the scheduling port names pods by labels alone (in the policy's
+  // namespace), with every label of the scheduler Deployment's selector: no pod outside it.
+  const YAML::Node& deploymentSelector = s.schedulerDeployment["spec"]["selector"]["matchLabels"];
+  int rules = 0;
+  for (const auto& rule : policy["spec"]["ingress"]) {
+    bool opensScheduling = !rule["ports"].IsDefined();
+    for (const auto& port : rule["ports"]) {
+      opensScheduling = opensScheduling || !port["port"].IsDefined() ||
+                        containerPort(s.extenderContainer, port["port"]) == schedulingPort ||
+                        text(port["port"]) == std::to_string(schedulingPort);
+    }
+    if (!opensScheduling) continue;
+    ++rules;
+    BOOST_TEST_REQUIRE(rule["from"].size() > 0u);
+    for (const auto& peer : rule["from"]) {
+      BOOST_TEST(!peer["namespaceSelector"].IsDefined());
+      BOOST_TEST(!peer["ipBlock"].IsDefined());
+      BOOST_TEST(!at(peer, {"podSelector", "matchExpressions"}).IsDefined());
+      const YAML::Node matchLabels = at(peer, {"podSelector", "matchLabels"});
+      BOOST_TEST(selects(deploymentSelector, matchLabels), YAML::Dump(peer));
+      BOOST_TEST(selects(matchLabels, podLabels(s.schedulerDeployment)), YAML::Dump(peer));
+    }
+  }
+  BOOST_TEST(rules == 1);
+
+  // The metrics port: probes come from the node, which every policy admits; Prometheus from
+  // where the values say.
+  const YAML::Node& metricsFrom = s.values["networkPolicy"]["metricsFrom"];
+  const bool anyone = metricsFrom.size() == 0;
+  for (const auto& client : clientsAt(s, metricsPort(s))) {
+    const bool want = anyone || client.what == "Prometheus";
+    BOOST_TEST(admits(s.manifests, pod, Scenario::kNamespace, client.from) == want,
+               client.what << " on the metrics port");
+  }
+  for (const auto& rule : policy["spec"]["ingress"]) {
+    if (text(at(rule, {"ports", 0, "port"})) != std::to_string(metricsPort(s))) continue;
+    BOOST_TEST(YAML::Dump(rule["from"]) ==
+               (anyone ? YAML::Dump(YAML::Node()) : YAML::Dump(metricsFrom)));
+  }
+}
+
+struct PolicyCase {
+  std::string name;
+  std::vector<std::string> sets;
+  bool rendered;
+};
+std::ostream& operator<<(std::ostream& os, const PolicyCase& c) { return os << c.name; }
+
+const std::vector<PolicyCase> kPolicyCases = {
+    {"service mode", {"mode=service"}, true},
+    {"service mode, policy off", {"mode=service", "networkPolicy.enabled=false"}, false},
+    {"sidecar mode", {}, true},
+    {"sidecar mode, policy off", {"networkPolicy.enabled=false"}, false},
+    {"service mode, other ports",
+     {"mode=service", "extender.port=7000", "extender.metricsPort=7001"},
+     true},
+};
+
+// Whatever the mode: with the policy on, nothing but kube-scheduler reaches the scheduling
+// port over the network (in sidecar mode not even it: it calls 127.0.0.1, which no policy
+// sees), and everyone the metrics port; with it off, nothing is isolated.
+BOOST_DATA_TEST_CASE(the_network_policy_is_there_exactly_when_enabled, data::make(kPolicyCases),
+                     c) {
+  const Scenario s = renderWith(c.sets);
+  BOOST_TEST(s.manifests.ofKind("NetworkPolicy").size() == (c.rendered ? 1u : 0u));
+  const YAML::Node pod = podTemplate(s.extenderDeployment);
+  for (const auto& client : clientsAt(s, listenPort(s))) {
+    const bool want = !c.rendered || (s.serviceMode() && client.what == "kube-scheduler");
+    BOOST_TEST(admits(s.manifests, pod, Scenario::kNamespace, client.from) == want,
+               client.what << " on the scheduling port");
+  }
+  for (const auto& client : clientsAt(s, metricsPort(s))) {
+    BOOST_TEST(admits(s.manifests, pod, Scenario::kNamespace, client.from),
+               client.what << " on the metrics port");
+  }
+  // kube-scheduler's own secure port shares the pod in sidecar mode: still open to all.
+  if (!s.serviceMode()) {
+    for (const auto& client : clientsAt(s, 10259)) {
+      BOOST_TEST(admits(s.manifests, pod, Scenario::kNamespace, client.from), client.what);
+    }
+  }
+  // Who turns it off in service mode is told what that opens.
+  const bool warned =
+      renderNotes("policy", {}, c.sets).find("networkPolicy.enabled is false") != std::string::npos;
+  BOOST_TEST(warned == (s.serviceMode() && !c.rendered));
 }
 
 BOOST_DATA_TEST_CASE(https_exactly_when_tls_is_on_with_every_file_mounted, data::make(kScenarios),

@@ -165,6 +165,17 @@ const std::vector<InvalidCase> kInvalid = {
     {"deprecated assumed-pod TTL that is not a string", "extender: {assumedPodTTL: 30}", "type"},
     {"metrics port out of range", "extender: {metricsPort: 0}", "minimum"},
     {"two client names", "tls: {clientAuth: {clientName: \"a,b\"}}", "pattern"},
+    {"network policy that is not a boolean", "networkPolicy: {enabled: \"no\"}", "type"},
+    {"metrics peers that are not a list", "networkPolicy: {metricsFrom: {podSelector: {}}}",
+     "type"},
+    {"misspelt metrics peer", "networkPolicy: {metricsFrom: [{namespaceSelektor: {}}]}",
+     "additionalProperties"},
+    {"empty metrics peer", "networkPolicy: {metricsFrom: [{}]}", "minProperties"},
+    {"ipBlock without a CIDR", "networkPolicy: {metricsFrom: [{ipBlock: {except: []}}]}",
+     "required"},
+    {"unknown selector operator",
+     "networkPolicy: {metricsFrom: [{podSelector: {matchExpressions: [{key: a, operator: Has}]}}]}",
+     "enum"},
     {"resources beyond requests and limits", "extender: {resources: {claims: []}}",
      "additionalProperties"},
     {"non-string label", "serviceMonitor: {labels: {release: 1}}", "type"},
@@ -181,6 +192,11 @@ std::ostream& operator<<(std::ostream& os, const ValidCase& c) { return os << c.
 const std::vector<ValidCase> kValid = {
     {"a deprecated assumed-pod TTL, from a values file of an earlier chart",
      "extender: {assumedPodTTL: 30s}"},
+    {"Prometheus by namespace and pod",
+     "networkPolicy: {metricsFrom: [{namespaceSelector: {matchLabels: "
+     "{kubernetes.io/metadata.name: monitoring}}, podSelector: {matchExpressions: "
+     "[{key: app.kubernetes.io/name, operator: In, values: [prometheus]}]}}]}"},
+    {"an IP block", "networkPolicy: {metricsFrom: [{ipBlock: {cidr: 10.0.0.0/8, except: []}}]}"},
     {"a named client", "tls: {clientAuth: {clientName: kube-scheduler.scheduling.svc}}"},
 };
 
