@@ -4,7 +4,8 @@
 # the chart's flags (templates/_helpers.tpl, extenderContainer) — on loopback, with the
 # example cluster mounted where the chart mounts its configuration, and checks:
 #   - the image: no more than --max-mb, no shell and no package manager, a numeric non-root
-#     USER, the entrypoint, the version label matching the binary's --version;
+#     USER, the entrypoint, the version label matching the binary's --version, the licenses
+#     label Apache-2.0 and the repository's LICENSE in the image;
 #   - the process: its uid and gid, no effective capabilities, its root mounted read-only;
 #   - /healthz, /readyz, and the README's /filter and /prioritize answers, which must equal
 #     examples/responses/ (the same JSON, keys in the same order; whitespace aside);
@@ -73,6 +74,9 @@ entrypoint=$(config_field Entrypoint)
 [ "$entrypoint" = '["/usr/local/bin/scheduler-extender"]' ] || fail "ENTRYPOINT is $entrypoint"
 label() { config_field Labels "$1"; }
 for l in version revision source licenses; do say "label org.opencontainers.image.$l=$(label $l)"; done
+# The repository's license, as LICENSE states it (scripts/build-image.sh derives the label).
+[ "$(label licenses)" = Apache-2.0 ] ||
+  fail "label org.opencontainers.image.licenses is \"$(label licenses)\", not Apache-2.0"
 
 # --- Its files. A working container gives the image's filesystem as a directory (vfs). -------
 ctr=""
@@ -133,6 +137,8 @@ for f in bin/sh usr/bin/sh bin/bash usr/bin/bash bin/busybox usr/bin/busybox \
 done
 [ -s "$mnt/etc/ssl/certs/ca-certificates.crt" ] || fail "the image has no CA certificates"
 grep -q ':65532:65532:' "$mnt/etc/passwd" || fail "/etc/passwd has no entry for 65532"
+cmp -s LICENSE "$mnt/usr/share/doc/scheduler-extender/LICENSE" ||
+  fail "the image's /usr/share/doc/scheduler-extender/LICENSE is missing or not the repository's LICENSE"
 
 # --- A read-only root. buildah bind-mounts /etc/hosts, /etc/resolv.conf, /etc/hostname,
 # /run/.containerenv and the volume into the container, so the mount points are made in the
