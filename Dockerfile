@@ -34,11 +34,13 @@ RUN /src/scripts/build.sh -DCMAKE_BUILD_TYPE=Release -DSX_BUILD_TESTS=OFF --targ
 FROM scratch
 COPY --from=build /rootfs/ /
 # Filled by scripts/build-image.sh: the CMake project version, `git rev-parse HEAD`, the
-# repository's address and its license (SPDX; NOASSERTION while the repository names none).
+# repository's address and its license as an SPDX identifier, which build-image.sh reads from
+# LICENSE (the default here is the same, for a plain `docker build`; the image carries LICENSE
+# in /usr/share/doc/scheduler-extender/).
 ARG VERSION=unknown
 ARG REVISION=unknown
 ARG SOURCE=
-ARG LICENSES=NOASSERTION
+ARG LICENSES=Apache-2.0
 LABEL org.opencontainers.image.title="scheduler-extender" \
       org.opencontainers.image.description="Kubernetes scheduler extender: InterPodAffinity and PodState over its own cluster cache" \
       org.opencontainers.image.version="${VERSION}" \
@@ -47,7 +49,10 @@ LABEL org.opencontainers.image.title="scheduler-extender" \
       org.opencontainers.image.licenses="${LICENSES}"
 # Numeric, so that runAsNonRoot can verify it; /etc/passwd names it "nonroot".
 USER 65532:65532
-EXPOSE 8888
-# With no flags the extender serves on 0.0.0.0:8888 and follows the cluster through the pod's
-# service account; the Helm chart passes --config, TLS and logging flags.
+# 8888: the scheduling verbs (and, with no --metrics-listen, everything); 8889: /healthz,
+# /readyz and /metrics where the Helm chart puts them (--metrics-listen=0.0.0.0:8889).
+EXPOSE 8888 8889
+# With no flags the extender serves every endpoint on 0.0.0.0:8888 and follows the cluster
+# through the pod's service account; the Helm chart passes the listeners, --config, TLS,
+# --scheduler-names and logging flags.
 ENTRYPOINT ["/usr/local/bin/scheduler-extender"]

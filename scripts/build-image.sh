@@ -19,8 +19,9 @@ writes it to a docker-archive tarball.
   --tag NAME       image name (default: scheduler-extender:VERSION, VERSION from CMakeLists.txt)
   --archive PATH   where to write the docker-archive (default: build/scheduler-extender-VERSION.tar)
   --source URL     org.opencontainers.image.source (default: remote.origin.url, if any)
-  --licenses SPDX  org.opencontainers.image.licenses (default: NOASSERTION; the repository
-                   names no license yet)
+  --licenses SPDX  org.opencontainers.image.licenses (default: the SPDX identifier of the
+                   license in LICENSE at the repository's root, Apache-2.0; fails when
+                   LICENSE is missing or holds a text it does not recognise)
   --fresh          debootstrap the base again and rebuild every layer (no cache)
 
 Needs root. Installs buildah and debootstrap when missing (scripts/install-deps.sh --image).
@@ -34,7 +35,7 @@ version=$(sx_project_version)
 tag=scheduler-extender:$version
 archive=build/scheduler-extender-$version.tar
 source_url=""
-licenses=NOASSERTION
+licenses=""
 fresh=false
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -50,6 +51,19 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+# The license label says what LICENSE says, recognised by its opening lines so that another
+# license put there is never labelled Apache-2.0 by mistake. The image carries LICENSE too
+# (scripts/image-rootfs.sh), so a missing one fails here, before anything is built.
+[ -f LICENSE ] || { echo "build-image.sh: no LICENSE at the repository's root: the image's license cannot be stated" >&2; exit 1; }
+if [ -z "$licenses" ]; then
+  license_head=$(head -n 4 LICENSE)
+  if [[ "$license_head" == *"Apache License"* && "$license_head" == *"Version 2.0, January 2004"* ]]; then
+    licenses=Apache-2.0
+  else
+    echo "build-image.sh: LICENSE holds a license this script does not recognise: pass --licenses SPDX" >&2
+    exit 1
+  fi
+fi
 sx_require_root build-image.sh
 started=$SECONDS
 

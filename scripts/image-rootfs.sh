@@ -2,9 +2,9 @@
 # Collects the runtime image's whole filesystem into one directory: the binary, exactly the
 # shared libraries `ldd` resolves for it (the loader included), CA certificates, OpenSSL's
 # configuration, passwd/group entries for the non-root user, and the Debian copyright files
-# of every package a file came from. The Dockerfile's build stage runs it, and the final
-# stage (FROM scratch, which cannot run commands) copies the directory as it is: no shell,
-# no package manager, nothing the binary does not load.
+# of every package a file came from, and the repository's own LICENSE. The Dockerfile's
+# build stage runs it, and the final stage (FROM scratch, which cannot run commands) copies
+# the directory as it is: no shell, no package manager, nothing the binary does not load.
 set -euo pipefail
 
 usage() {
@@ -19,7 +19,9 @@ case "${1:-}" in -h|--help) usage; exit 0 ;; esac
 [ $# -eq 2 ] || { usage >&2; exit 2; }
 binary=$1
 dest=$2
+license=$(dirname "$0")/../LICENSE
 [ -x "$binary" ] || { echo "image-rootfs.sh: $binary is not an executable" >&2; exit 1; }
+[ -f "$license" ] || { echo "image-rootfs.sh: $license is missing: the image must carry the binary's license" >&2; exit 1; }
 [ ! -e "$dest" ] || { echo "image-rootfs.sh: $dest already exists" >&2; exit 1; }
 
 # The user the chart runs as (runAsUser/runAsGroup 65532, distroless's "nonroot"), named so
@@ -80,6 +82,10 @@ for p in $(printf '%s\n' "${packages[@]}" | sort -u); do
   mkdir -p "$dest/usr/share/doc/$p"
   cp "$copyright" "$dest/usr/share/doc/$p/copyright"
 done
+
+# The binary's own license (Apache-2.0 requires a copy to go with the Work in object form).
+mkdir -p "$dest/usr/share/doc/scheduler-extender"
+cp "$license" "$dest/usr/share/doc/scheduler-extender/LICENSE"
 
 echo "image-rootfs.sh: $dest holds $(du -sh "$dest" | cut -f1): ${#files[@]} files from" \
      "$(printf '%s\n' "${packages[@]}" | sort -u | tr '\n' ' ')and the binary" >&2

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Runs the image that scripts/build-image.sh built the way the chart's Deployment runs it —
 # read-only root filesystem, the image's numeric non-root user, every capability dropped,
-# the chart's flags (templates/_helpers.tpl, extenderContainer) — on loopback, with the
-# example cluster mounted where the chart mounts its configuration, and checks:
+# the chart's flags (templates/_helpers.tpl, extenderContainer), its two listeners included —
+# on loopback, with the example cluster mounted where the chart mounts its configuration, and
+# checks:
 #   - the image: no more than --max-mb, no shell and no package manager, a numeric non-root
-#     USER, the entrypoint, the version label matching the binary's --version;
+#     USER, the entrypoint, the version label matching the binary's --version, the licenses
+#     label Apache-2.0 and the repository's LICENSE in the image;
 #   - the process: its uid and gid, no effective capabilities, its root mounted read-only;
-#   - /healthz, /readyz, and the README's /filter and /prioritize answers, which must equal
-#     examples/responses/ (the same JSON, keys in the same order; whitespace aside);
+#   - on the metrics listener (where kubelet probes): /healthz, /readyz, /metrics;
+#   - on the scheduling listener (where kube-scheduler calls): the README's /filter and
+#     /prioritize answers, which must equal examples/responses/ (the same JSON, keys in the
+#     same order; whitespace aside);
+#   - each listener answers 404 for the other's paths;
 #   - SIGTERM: exit status 0 and "stopped" in the log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +27,8 @@ Runs and checks the image built by scripts/build-image.sh (same image store).
   --tag NAME   image to run (default: scheduler-extender:VERSION, VERSION from CMakeLists.txt)
   --max-mb N   fail when the image's files take more than N MB (default 40; 1 MB = 10^6 bytes)
 
-Needs root (buildah's chroot isolation). Serves on 127.0.0.1 only, on a port the kernel picks.
+Needs root (buildah's chroot isolation). Serves on 127.0.0.1 only, on two ports the kernel
+picks.
 EOF
 }
 
@@ -73,6 +79,9 @@ entrypoint=$(config_field Entrypoint)
 [ "$entrypoint" = '["/usr/local/bin/scheduler-extender"]' ] || fail "ENTRYPOINT is $entrypoint"
 label() { config_field Labels "$1"; }
 for l in version revision source licenses; do say "label org.opencontainers.image.$l=$(label $l)"; done
+# The repository's license, as LICENSE states it (scripts/build-image.sh derives the label).
+[ "$(label licenses)" = Apache-2.0 ] ||
+  fail "label org.opencontainers.image.licenses is \"$(label licenses)\", not Apache-2.0"
 
 # --- Its files. A working container gives the image's filesystem as a directory (vfs). -------
 ctr=""
@@ -133,6 +142,8 @@ for f in bin/sh usr/bin/sh bin/bash usr/bin/bash bin/busybox usr/bin/busybox \
 done
 [ -s "$mnt/etc/ssl/certs/ca-certificates.crt" ] || fail "the image has no CA certificates"
 grep -q ':65532:65532:' "$mnt/etc/passwd" || fail "/etc/passwd has no entry for 65532"
+cmp -s LICENSE "$mnt/usr/share/doc/scheduler-extender/LICENSE" ||
+  fail "the image's /usr/share/doc/scheduler-extender/LICENSE is missing or not the repository's LICENSE"
 
 # --- A read-only root. buildah bind-mounts /etc/hosts, /etc/resolv.conf, /etc/hostname,
 # /run/.containerenv and the volume into the container, so the mount points are made in the
@@ -159,29 +170,42 @@ version=$(run_image --version 2>&1) || fail "scheduler-extender --version: $vers
   fail "the binary says \"$version\"; the image's version label is \"$(label version)\""
 say "$version"
 
-# --- Serve. The chart's flags, except --listen: loopback, port 0 (the kernel picks a free
-# one and the extender logs it); and the cluster comes from the example's file instead of
-# the API server.
+# --- Serve. The chart's flags (sidecar mode, plain HTTP), except the addresses: both
+# listeners on loopback, port 0 (the kernel picks free ones and the extender logs them); and
+# the cluster comes from the example's file instead of the API server.
 log=$work/extender.log
 run_image \
   --listen=127.0.0.1:0 \
+  --metrics-listen=127.0.0.1:0 \
+  --scheduler-names=scheduler-extender \
   --config=/etc/scheduler-extender/config/config.yaml \
-  --v=0 --log-format=text --shutdown-grace=10s \
+  --v=0 --log-format=text --shutdown-grace=10s --in-flight-wait=1s \
   --cluster-state=/etc/scheduler-extender/config/cluster-state.json >"$log" 2>&1 &
 run_pid=$!
 
 died() { echo "--- extender log:" >&2; cat "$log" >&2; fail "$*"; }
+# "serving on http://127.0.0.1:P for the scheduling verbs and http://127.0.0.1:Q for /healthz,
+# /readyz and /metrics; ..."
 port=""
+metrics_port=""
 deadline=$((SECONDS + 60))
-until [ -n "$port" ] && curl -fsS -m 2 "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; do
+until [ -n "$metrics_port" ] &&
+      curl -fsS -m 2 "http://127.0.0.1:$metrics_port/readyz" >/dev/null 2>&1; do
   kill -0 "$run_pid" 2>/dev/null || died "the extender exited before it was ready"
   [ $SECONDS -lt $deadline ] || died "not ready within 60 s"
-  [ -n "$port" ] ||
-    port=$(sed -n 's|.* serving on http://127\.0\.0\.1:\([0-9][0-9]*\);.*|\1|p' "$log" | head -n 1)
+  if [ -z "$metrics_port" ]; then
+    ports=$(sed -n 's|.* serving on http://127\.0\.0\.1:\([0-9][0-9]*\) for the scheduling verbs and http://127\.0\.0\.1:\([0-9][0-9]*\) for /healthz.*|\1 \2|p' "$log" | head -n 1)
+    if [ -n "$ports" ]; then
+      port=${ports% *}
+      metrics_port=${ports#* }
+    fi
+  fi
   sleep 0.2
 done
+[ "$port" != "$metrics_port" ] || died "one port, $port, for both listeners"
 base=http://127.0.0.1:$port
-say "serving on $base"
+metrics_base=http://127.0.0.1:$metrics_port
+say "serving the scheduling verbs on $base and the probes and /metrics on $metrics_base"
 
 # The extender's own process, to check and to signal.
 ext_pid=$(extender_pids "$run_pid")
@@ -199,16 +223,32 @@ root_options=$(awk '$5 == "/" { print $6 }' "/proc/$ext_pid/mountinfo")
 [[ "$root_options" == ro* ]] || died "its root filesystem is mounted $root_options, not read-only"
 say "process $ext_pid: uid and gid 65532, no capabilities, root filesystem $root_options"
 
-get() {
+# kubelet's probes and Prometheus, on the metrics listener.
+probe() {
   local body
-  body=$(curl -sS -m 10 --fail-with-body "$base$1") || died "GET $1: $body"
+  body=$(curl -sS -m 10 --fail-with-body "$metrics_base$1") || died "GET $1: $body"
   [ "$body" = ok ] || died "GET $1 answered \"$body\", not \"ok\""
-  say "GET $1: ok"
+  say "GET $1 on the metrics port: ok"
 }
-get /healthz
-get /readyz
+probe /healthz
+probe /readyz
+metrics=$(curl -sS -m 10 --fail-with-body "$metrics_base/metrics") || died "GET /metrics: $metrics"
+grep -q '^scheduler_extender_' <<<"$metrics" || died "GET /metrics shows no scheduler_extender_ metric"
+say "GET /metrics on the metrics port: $(grep -c '^scheduler_extender_' <<<"$metrics") samples"
 
-# The README's requests; the answers must be examples/responses/ (the test suite's reference).
+# Neither listener serves the other's paths: a probe or a scrape pointed at the scheduling
+# port fails, and so does a scheduling verb sent to the metrics port.
+status_of() { curl -sS -m 10 -o /dev/null -w '%{http_code}' "$@" || true; }
+for path in /healthz /readyz /metrics; do
+  code=$(status_of "$base$path")
+  [ "$code" = 404 ] || died "GET $path on the scheduling port answered $code, not 404"
+done
+code=$(status_of "$metrics_base/filter" -d @examples/requests/filter-names.json)
+[ "$code" = 404 ] || died "POST /filter on the metrics port answered $code, not 404"
+say "each listener answers 404 for the other's paths"
+
+# The README's requests, on the scheduling listener; the answers must be examples/responses/
+# (the test suite's reference).
 post() {
   local answer
   answer=$(curl -sS -m 10 --fail-with-body "$base/$1" -d "@examples/requests/$1-names.json") ||

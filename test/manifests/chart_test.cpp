@@ -16,6 +16,7 @@
 
 #include "test/manifests/chart_render.hpp"
 #include "test/manifests/chart_values.hpp"
+#include "test/manifests/network_policy.hpp"
 #include "test/manifests/rbac.hpp"
 #include "test/manifests/scenario.hpp"
 #include "test/testing/http_client.hpp"
@@ -42,10 +43,37 @@ Url parseUrl(const std::string& url) {
   return {match[1], match[2], std::stoi(match[3])};
 }
 
-int listenPort(const Scenario& s) {
-  const std::string listen = flagValue(s.extenderContainer["args"], "--listen");
-  const std::string allAddresses = "0.0.0.0:";
-  return listen.starts_with(allAddresses) ? std::stoi(listen.substr(allAddresses.size())) : 0;
+struct Address {
+  std::string host;
+  int port = 0;
+};
+
+// An extender flag's HOST:PORT (IPv4 or a name; the chart writes no IPv6 literal).
+Address listenAddress(const Scenario& s, const std::string& flag) {
+  static const std::regex shape("^([^:]+):([0-9]+)$");
+  const std::string listen = flagValue(s.extenderContainer["args"], flag);
+  std::smatch match;
+  if (!std::regex_match(listen, match, shape)) return {};
+  return {match[1], std::stoi(match[2])};
+}
+
+// The scheduling verbs' port (--listen) and the probes' and /metrics' (--metrics-listen).
+int listenPort(const Scenario& s) { return listenAddress(s, "--listen").port; }
+int metricsPort(const Scenario& s) { return listenAddress(s, "--metrics-listen").port; }
+
+// How many of the container's arguments set the flag, in either form.
+int flagCount(const YAML::Node& arguments, const std::string& flag) {
+  int count = 0;
+  for (const auto& argument : arguments) {
+    const std::string a = text(argument);
+    if (a == flag || a.starts_with(flag + "=")) ++count;
+  }
+  return count;
+}
+
+YAML::Node podTemplate(const YAML::Node& deployment) {
+  const YAML::Node& d = deployment;
+  return d["spec"]["template"];
 }
 
 YAML::Node podLabels(const YAML::Node& deployment) {
@@ -118,6 +146,48 @@ bool inTreeInterPodAffinityDisabled(const Scenario& s) {
   return disabled;
 }
 
+// The ci scenarios of one mode, read from their values without rendering.
+std::vector<std::string> scenariosInMode(const std::string& mode) {
+  std::vector<std::string> names;
+  for (const auto& name : kScenarios) {
+    if (value(chartValues(chartFile("ci/" + name)), "mode") == mode) names.push_back(name);
+  }
+  return names;
+}
+
+// The values that turn mutual TLS on, for combinations that need it.
+const std::vector<std::string> kMutualTls = {"tls.enabled=true", "tls.serverSecretName=s",
+                                             "tls.clientAuth.enabled=true",
+                                             "tls.clientAuth.clientSecretName=c"};
+
+std::vector<std::string> joined(std::vector<std::string> first,
+                                const std::vector<std::string>& second) {
+  first.insert(first.end(), second.begin(), second.end());
+  return first;
+}
+
+// What `helm install` would print. chart-render, like `helm template`, parses NOTES.txt but
+// prints nothing of it: a copy of the chart with one more template that includes it shows it.
+std::string renderNotes(const std::string& tag, const std::vector<std::string>& files,
+                        const std::vector<std::string>& sets) {
+  namespace fs = std::filesystem;
+  const fs::path copy =
+      fs::temp_directory_path() / ("sx-chart-notes-" + std::to_string(::getpid()) + "-" + tag);
+  fs::remove_all(copy);
+  fs::copy(chartDir(), copy, fs::copy_options::recursive);
+  std::ofstream(copy / "templates" / "zz-notes.yaml")
+      << "notes: |\n{{ include \"scheduler-extender/templates/NOTES.txt\" . | indent 2 }}\n";
+  RenderOptions options{"sx", "scheduling", files, sets, copy.string()};
+  const auto result = renderChart(options);
+  fs::remove_all(copy);
+  BOOST_TEST_REQUIRE(result.exitCode == 0, result.error);
+  std::string notes;
+  for (const auto& document : YAML::LoadAll(result.manifests)) {
+    if (document.IsMap() && document["notes"].IsDefined()) notes = document["notes"].Scalar();
+  }
+  return notes;
+}
+
 const std::string kAppVersion = text(YAML::LoadFile(chartFile("Chart.yaml"))["appVersion"]);
 const std::string kChartVersion = text(YAML::LoadFile(chartFile("Chart.yaml"))["version"]);
 
@@ -139,17 +209,23 @@ BOOST_DATA_TEST_CASE(kube_scheduler_calls_the_extender_where_it_listens, data::m
   const Scenario& s = scenario(name);
   const Url url = parseUrl(text(s.extenderCall["urlPrefix"]));
   BOOST_TEST_REQUIRE(!url.scheme.empty(), text(s.extenderCall["urlPrefix"]));
-  // All addresses, not loopback only: kubelet probes the pod IP.
-  const int port = listenPort(s);
+  const Address listen = listenAddress(s, "--listen");
+  const int port = listen.port;
   BOOST_TEST_REQUIRE(port != 0, flagValue(s.extenderContainer["args"], "--listen"));
-  BOOST_TEST(containerPort(s.extenderContainer, YAML::Node(port)) == port);
 
+  // Sidecar: kube-scheduler is in the same pod and its only caller, so the verbs listen on
+  // loopback, and the pod declares no such port on its network.
   if (!s.serviceMode()) {
     BOOST_TEST(url.host == "127.0.0.1");
+    BOOST_TEST(listen.host == "127.0.0.1");
     BOOST_TEST(url.port == port);
+    BOOST_TEST(containerPort(s.extenderContainer, YAML::Node(port)) == 0);
     BOOST_TEST(describe(s.extenderDeployment) == describe(s.schedulerDeployment));
     return;
   }
+  // Service: the Service forwards to the pod IP.
+  BOOST_TEST(listen.host == "0.0.0.0");
+  BOOST_TEST(containerPort(s.extenderContainer, YAML::Node(port)) == port);
   BOOST_TEST(describe(s.extenderDeployment) != describe(s.schedulerDeployment));
   const std::string serviceName = url.host.substr(0, url.host.find('.'));
   const YAML::Node service = s.manifests.find("Service", serviceName);
@@ -165,6 +241,179 @@ BOOST_DATA_TEST_CASE(kube_scheduler_calls_the_extender_where_it_listens, data::m
     BOOST_TEST(containerPort(s.extenderContainer, servicePort["targetPort"]) == port);
   }
   BOOST_TEST(servicePorts == 1);
+}
+
+// Sidecar mode: the port kube-scheduler calls is bound to 127.0.0.1, so that no other pod can
+// reach /bind or /explain, and kubelet's probes, which come over the pod IP, use the other
+// listener. Ports are compared as numbers, after resolving the probes' port names.
+BOOST_DATA_TEST_CASE(sidecar_mode_binds_the_verbs_to_loopback_and_probes_another_port,
+                     data::make(scenariosInMode("sidecar")), name) {
+  const Scenario& s = scenario(name);
+  BOOST_TEST_REQUIRE(!s.serviceMode());
+  const Url url = parseUrl(text(s.extenderCall["urlPrefix"]));
+  const Address verbs = listenAddress(s, "--listen");
+  const Address metrics = listenAddress(s, "--metrics-listen");
+  BOOST_TEST(url.host == "127.0.0.1");
+  BOOST_TEST(url.port == verbs.port);
+  BOOST_TEST(verbs.host == "127.0.0.1");
+  BOOST_TEST(metrics.host == "0.0.0.0");
+  BOOST_TEST(metrics.port != verbs.port);
+  BOOST_TEST(metrics.port != 10259);  // kube-scheduler's, in the same pod
+  for (const auto* probe : {"startupProbe", "readinessProbe", "livenessProbe"}) {
+    const YAML::Node port = at(s.extenderContainer, {probe, "httpGet", "port"});
+    BOOST_TEST(containerPort(s.extenderContainer, port) == metrics.port, probe);
+  }
+}
+
+// The pods a NetworkPolicy check tries: kube-scheduler's (from its Deployment), the extender's
+// own, an unrelated workload beside them, the same labels as kube-scheduler's in another
+// namespace, and a Prometheus in a monitoring namespace.
+struct Client {
+  std::string what;
+  Connection from;
+};
+
+std::vector<Client> clientsAt(const Scenario& s, int port) {
+  const auto labels = [](std::initializer_list<std::pair<const char*, const char*>> pairs) {
+    YAML::Node node(YAML::NodeType::Map);
+    for (const auto& [key, value] : pairs) node[key] = value;
+    return node;
+  };
+  const std::string ns = Scenario::kNamespace;
+  const YAML::Node home = labels({{"kubernetes.io/metadata.name", Scenario::kNamespace}});
+  const YAML::Node elsewhere = labels({{"kubernetes.io/metadata.name", "default"}});
+  const YAML::Node monitoring = labels({{"kubernetes.io/metadata.name", "monitoring"}});
+  return {
+      {"kube-scheduler", {podLabels(s.schedulerDeployment), ns, home, port}},
+      {"the extender", {podLabels(s.extenderDeployment), ns, home, port}},
+      {"a workload beside them", {labels({{"app", "web"}}), ns, home, port}},
+      {"kube-scheduler's labels in another namespace",
+       {podLabels(s.schedulerDeployment), "default", elsewhere, port}},
+      {"Prometheus",
+       {labels({{"app.kubernetes.io/name", "prometheus"}}), "monitoring", monitoring, port}},
+  };
+}
+
+// Service mode: the extender's pods are isolated for ingress by one policy of this release;
+// on the port kube-scheduler calls it admits kube-scheduler's pods and no other, and its rule
+// names them by a selector no wider than their Deployment's; the metrics port admits whom
+// networkPolicy.metricsFrom names, anyone when it is empty.
+BOOST_DATA_TEST_CASE(service_mode_admits_only_kube_scheduler_to_the_port_it_calls,
+                     data::make(scenariosInMode("service")), name) {
+  const Scenario& s = scenario(name);
+  BOOST_TEST_REQUIRE(s.serviceMode());
+  BOOST_TEST_REQUIRE(flag(s.values, "networkPolicy.enabled"));
+  const auto policies =
+      isolatingPolicies(s.manifests, podLabels(s.extenderDeployment), Scenario::kNamespace);
+  BOOST_TEST_REQUIRE(policies.size() == 1u);
+  const YAML::Node& policy = policies.front();
+  BOOST_TEST(text(policy["apiVersion"]) == "networking.k8s.io/v1");
+  BOOST_TEST(YAML::Dump(policy["spec"]["policyTypes"]) == YAML::Dump(YAML::Load("[Ingress]")));
+  BOOST_TEST(!selectorMatches(policy["spec"]["podSelector"], podLabels(s.schedulerDeployment)));
+
+  // The port kube-scheduler calls, as the pod sees it: the Service's target of the URL's port.
+  const Url url = parseUrl(text(s.extenderCall["urlPrefix"]));
+  const YAML::Node service = s.manifests.find("Service", url.host.substr(0, url.host.find('.')));
+  BOOST_TEST_REQUIRE(service.IsDefined());
+  int schedulingPort = 0;
+  for (const auto& port : service["spec"]["ports"]) {
+    if (port["port"].as<int>() == url.port) {
+      schedulingPort = containerPort(s.extenderContainer, port["targetPort"]);
+    }
+  }
+  BOOST_TEST_REQUIRE(schedulingPort == listenPort(s));
+
+  const YAML::Node pod = podTemplate(s.extenderDeployment);
+  for (const auto& client : clientsAt(s, schedulingPort)) {
+    BOOST_TEST(admits(s.manifests, pod, Scenario::kNamespace, client.from) ==
+                   (client.what == "kube-scheduler"),
+               client.what << " on the scheduling port");
+  }
+  // Every rule that opens the scheduling port names pods by labels alone (in the policy's
+  // namespace), with every label of the scheduler Deployment's selector: no pod outside it.
+  const YAML::Node& deploymentSelector = s.schedulerDeployment["spec"]["selector"]["matchLabels"];
+  int rules = 0;
+  for (const auto& rule : policy["spec"]["ingress"]) {
+    bool opensScheduling = !rule["ports"].IsDefined();
+    for (const auto& port : rule["ports"]) {
+      opensScheduling = opensScheduling || !port["port"].IsDefined() ||
+                        containerPort(s.extenderContainer, port["port"]) == schedulingPort ||
+                        text(port["port"]) == std::to_string(schedulingPort);
+    }
+    if (!opensScheduling) continue;
+    ++rules;
+    BOOST_TEST_REQUIRE(rule["from"].size() > 0u);
+    for (const auto& peer : rule["from"]) {
+      BOOST_TEST(!peer["namespaceSelector"].IsDefined());
+      BOOST_TEST(!peer["ipBlock"].IsDefined());
+      BOOST_TEST(!at(peer, {"podSelector", "matchExpressions"}).IsDefined());
+      const YAML::Node matchLabels = at(peer, {"podSelector", "matchLabels"});
+      BOOST_TEST(selects(deploymentSelector, matchLabels), YAML::Dump(peer));
+      BOOST_TEST(selects(matchLabels, podLabels(s.schedulerDeployment)), YAML::Dump(peer));
+    }
+  }
+  BOOST_TEST(rules == 1);
+
+  // The metrics port: probes come from the node, which every policy admits; Prometheus from
+  // where the values say.
+  const YAML::Node& metricsFrom = s.values["networkPolicy"]["metricsFrom"];
+  const bool anyone = metricsFrom.size() == 0;
+  for (const auto& client : clientsAt(s, metricsPort(s))) {
+    const bool want = anyone || client.what == "Prometheus";
+    BOOST_TEST(admits(s.manifests, pod, Scenario::kNamespace, client.from) == want,
+               client.what << " on the metrics port");
+  }
+  for (const auto& rule : policy["spec"]["ingress"]) {
+    if (text(at(rule, {"ports", 0, "port"})) != std::to_string(metricsPort(s))) continue;
+    BOOST_TEST(YAML::Dump(rule["from"]) ==
+               (anyone ? YAML::Dump(YAML::Node()) : YAML::Dump(metricsFrom)));
+  }
+}
+
+struct PolicyCase {
+  std::string name;
+  std::vector<std::string> sets;
+  bool rendered;
+};
+std::ostream& operator<<(std::ostream& os, const PolicyCase& c) { return os << c.name; }
+
+const std::vector<PolicyCase> kPolicyCases = {
+    {"service mode", {"mode=service"}, true},
+    {"service mode, policy off", {"mode=service", "networkPolicy.enabled=false"}, false},
+    {"sidecar mode", {}, true},
+    {"sidecar mode, policy off", {"networkPolicy.enabled=false"}, false},
+    {"service mode, other ports",
+     {"mode=service", "extender.port=7000", "extender.metricsPort=7001"},
+     true},
+};
+
+// Whatever the mode: with the policy on, nothing but kube-scheduler reaches the scheduling
+// port over the network (in sidecar mode not even it: it calls 127.0.0.1, which no policy
+// sees), and everyone the metrics port; with it off, nothing is isolated.
+BOOST_DATA_TEST_CASE(the_network_policy_is_there_exactly_when_enabled, data::make(kPolicyCases),
+                     c) {
+  const Scenario s = renderWith(c.sets);
+  BOOST_TEST(s.manifests.ofKind("NetworkPolicy").size() == (c.rendered ? 1u : 0u));
+  const YAML::Node pod = podTemplate(s.extenderDeployment);
+  for (const auto& client : clientsAt(s, listenPort(s))) {
+    const bool want = !c.rendered || (s.serviceMode() && client.what == "kube-scheduler");
+    BOOST_TEST(admits(s.manifests, pod, Scenario::kNamespace, client.from) == want,
+               client.what << " on the scheduling port");
+  }
+  for (const auto& client : clientsAt(s, metricsPort(s))) {
+    BOOST_TEST(admits(s.manifests, pod, Scenario::kNamespace, client.from),
+               client.what << " on the metrics port");
+  }
+  // kube-scheduler's own secure port shares the pod in sidecar mode: still open to all.
+  if (!s.serviceMode()) {
+    for (const auto& client : clientsAt(s, 10259)) {
+      BOOST_TEST(admits(s.manifests, pod, Scenario::kNamespace, client.from), client.what);
+    }
+  }
+  // Who turns it off in service mode is told what that opens.
+  const bool warned =
+      renderNotes("policy", {}, c.sets).find("networkPolicy.enabled is false") != std::string::npos;
+  BOOST_TEST(warned == (s.serviceMode() && !c.rendered));
 }
 
 BOOST_DATA_TEST_CASE(https_exactly_when_tls_is_on_with_every_file_mounted, data::make(kScenarios),
@@ -254,7 +503,10 @@ BOOST_DATA_TEST_CASE(verbs_and_probes_name_endpoints_the_binary_serves, data::ma
     const std::string path = text(httpGet["path"]);
     BOOST_TEST(get.contains(path), probe << " " << path);
     if (!wantPath.empty()) BOOST_TEST(path == wantPath, probe);
-    BOOST_TEST(containerPort(s.extenderContainer, httpGet["port"]) == listenPort(s), probe);
+    // The metrics listener: it serves the probes over the same TLS, without asking for a
+    // client certificate, which kubelet does not present.
+    BOOST_TEST(containerPort(s.extenderContainer, httpGet["port"]) == metricsPort(s), probe);
+    BOOST_TEST(containerPort(s.extenderContainer, httpGet["port"]) != listenPort(s), probe);
     BOOST_TEST(text(httpGet["scheme"]) == scheme, probe);
   }
   for (const auto* probe : {"livenessProbe", "startupProbe"}) {
@@ -325,12 +577,72 @@ BOOST_DATA_TEST_CASE(in_tree_inter_pod_affinity_is_off_exactly_when_the_extender
   BOOST_TEST(filters, s.frameworkConfig);
 }
 
-BOOST_DATA_TEST_CASE(the_extender_holds_and_assumes_as_long_as_the_values_say,
+// The hold is the values'; an assumption lasts until the watch speaks, so the deprecated
+// --assumed-pod-ttl, which the binary ignores, is not passed at all.
+BOOST_DATA_TEST_CASE(the_extender_holds_as_long_as_the_values_say_and_expires_no_assumption,
                      data::make(kScenarios), name) {
   const Scenario& s = scenario(name);
   const YAML::Node& args = s.extenderContainer["args"];
   BOOST_TEST(flagValue(args, "--in-flight-wait") == value(s.values, "extender.inFlightWait"));
-  BOOST_TEST(flagValue(args, "--assumed-pod-ttl") == value(s.values, "extender.assumedPodTTL"));
+  BOOST_TEST(flagCount(args, "--assumed-pod-ttl") == 0);
+  BOOST_TEST(!s.values["extender"]["assumedPodTTL"].IsDefined());
+}
+
+// A values file written for an earlier chart still installs: the value is ignored, and the
+// notes say so.
+BOOST_AUTO_TEST_CASE(an_old_assumed_pod_ttl_value_renders_is_ignored_and_warned_about) {
+  const Scenario s = renderWith({"extender.assumedPodTTL=1m"});
+  BOOST_TEST(flagCount(s.extenderContainer["args"], "--assumed-pod-ttl") == 0);
+  const std::string warning = "extender.assumedPodTTL is deprecated and ignored";
+  BOOST_TEST(renderNotes("ttl", {}, {"extender.assumedPodTTL=1m"}).find(warning) !=
+             std::string::npos);
+  BOOST_TEST(renderNotes("no-ttl", {}, {}).find(warning) == std::string::npos);
+}
+
+// /bind binds only pods of this chart's scheduler; kube-scheduler's client certificate, when
+// named, is the only one the scheduling verbs answer.
+BOOST_DATA_TEST_CASE(the_extender_serves_its_scheduler_and_the_named_client_only,
+                     data::make(kScenarios), name) {
+  const Scenario& s = scenario(name);
+  const YAML::Node& args = s.extenderContainer["args"];
+  BOOST_TEST(flagCount(args, "--scheduler-names") == 1);
+  BOOST_TEST(flagValue(args, "--scheduler-names") ==
+             text(s.schedulerConfig["profiles"][0]["schedulerName"]));
+  const std::string clientName = value(s.values, "tls.clientAuth.clientName");
+  BOOST_TEST(flagCount(args, "--allowed-client-names") == (clientName.empty() ? 0 : 1));
+  BOOST_TEST(flagValue(args, "--allowed-client-names") == clientName);
+  if (!clientName.empty()) BOOST_TEST(s.mutualTls());
+}
+
+struct CallerCase {
+  std::string name;
+  std::vector<std::string> sets;
+  std::string wantSchedulerNames;
+  std::string wantAllowedNames;  // "" when the flag must be absent
+};
+std::ostream& operator<<(std::ostream& os, const CallerCase& c) { return os << c.name; }
+
+const std::vector<CallerCase> kCallerCases = {
+    {"defaults", {}, "sx-scheduler-extender", ""},
+    {"a scheduler name of its own", {"schedulerName=affinity"}, "affinity", ""},
+    {"mutual TLS with no name", kMutualTls, "sx-scheduler-extender", ""},
+    {"mutual TLS with a named client",
+     joined(kMutualTls, {"tls.clientAuth.clientName=kube-scheduler"}), "sx-scheduler-extender",
+     "kube-scheduler"},
+    {"a named client in service mode",
+     joined(kMutualTls, {"mode=service", "schedulerName=s1",
+                         "tls.clientAuth.clientName=kube-scheduler.scheduling.svc"}),
+     "s1", "kube-scheduler.scheduling.svc"},
+};
+
+// The expectations are the table's, not read back from the values.
+BOOST_DATA_TEST_CASE(scheduler_names_and_allowed_clients_render_what_they_ask,
+                     data::make(kCallerCases), c) {
+  const Scenario s = renderWith(c.sets);
+  const YAML::Node& args = s.extenderContainer["args"];
+  BOOST_TEST(flagValue(args, "--scheduler-names") == c.wantSchedulerNames);
+  BOOST_TEST(flagCount(args, "--allowed-client-names") == (c.wantAllowedNames.empty() ? 0 : 1));
+  BOOST_TEST(flagValue(args, "--allowed-client-names") == c.wantAllowedNames);
 }
 
 struct BindCase {
@@ -345,13 +657,12 @@ const std::vector<BindCase> kBindCases = {
     {"defaults", {}, false, false},
     {"bindVerb alone", {"registration.bindVerb=bind"}, true, false},
     {"bindVerb with three extenders behind a Service",
-     {"mode=service", "extender.replicas=3", "registration.bindVerb=bind"},
-     true,
-     false},
+     joined(kMutualTls, {"mode=service", "extender.replicas=3", "registration.bindVerb=bind"}),
+     true, false},
     {"exclusive with one extender behind a Service",
-     {"mode=service", "registration.bindVerb=bind", "registration.exclusiveInterPodAffinity=true"},
-     true,
-     true},
+     joined(kMutualTls, {"mode=service", "registration.bindVerb=bind",
+                         "registration.exclusiveInterPodAffinity=true"}),
+     true, true},
     // Only the leader schedules, and it calls its own sidecar.
     {"exclusive with three kube-scheduler pods and their sidecars",
      {"replicas=3", "registration.bindVerb=bind", "registration.exclusiveInterPodAffinity=true"},
@@ -620,7 +931,7 @@ BOOST_DATA_TEST_CASE(the_service_monitor_scrapes_the_extender_metrics, data::mak
     for (const auto& port : service["spec"]["ports"]) {
       if (text(port["name"]) != text(endpoint["port"])) continue;
       ++ports;
-      BOOST_TEST(containerPort(s.extenderContainer, port["targetPort"]) == listenPort(s));
+      BOOST_TEST(containerPort(s.extenderContainer, port["targetPort"]) == metricsPort(s));
     }
     BOOST_TEST(ports == 1);
     if (!s.tls()) continue;
@@ -628,10 +939,34 @@ BOOST_DATA_TEST_CASE(the_service_monitor_scrapes_the_extender_metrics, data::mak
     BOOST_TEST(text(tlsConfig["serverName"]) ==
                text(at(s.extenderCall, {"tlsConfig", "serverName"})));
     BOOST_TEST(text(at(tlsConfig, {"ca", "secret", "key"})) == "ca.crt");
-    // Under mutual TLS, /metrics wants a client certificate too.
-    BOOST_TEST(tlsConfig["cert"].IsDefined() == s.mutualTls());
-    BOOST_TEST(tlsConfig["keySecret"].IsDefined() == s.mutualTls());
+    // The metrics listener asks for no client certificate, under mutual TLS too: Prometheus
+    // holds none of kube-scheduler's.
+    BOOST_TEST(!tlsConfig["cert"].IsDefined());
+    BOOST_TEST(!tlsConfig["keySecret"].IsDefined());
   }
+}
+
+// In service mode the Service carries the port kube-scheduler calls and the metrics port; in
+// sidecar mode, where it exists only for the ServiceMonitor, the metrics port alone.
+BOOST_DATA_TEST_CASE(the_service_carries_the_ports_its_callers_need, data::make(kScenarios), name) {
+  const Scenario& s = scenario(name);
+  std::vector<YAML::Node> services;
+  for (const auto& service : s.manifests.ofKind("Service")) {
+    if (selects(service["spec"]["selector"], podLabels(s.extenderDeployment))) {
+      services.push_back(service);
+    }
+  }
+  const bool wanted = s.serviceMode() || flag(s.values, "serviceMonitor.enabled");
+  BOOST_TEST_REQUIRE(services.size() == (wanted ? 1u : 0u));
+  if (!wanted) return;
+  const YAML::Node& service = services.front();
+  std::set<int> targets;
+  for (const auto& port : service["spec"]["ports"]) {
+    targets.insert(containerPort(s.extenderContainer, port["targetPort"]));
+  }
+  const std::set<int> want = s.serviceMode() ? std::set<int>{listenPort(s), metricsPort(s)}
+                                             : std::set<int>{metricsPort(s)};
+  BOOST_TEST((targets == want));
 }
 
 struct RolloutCase {
@@ -650,11 +985,12 @@ const std::vector<RolloutCase> kRollouts = {
     {"bind verb", "registration.bindVerb=bind", true, false},
 };
 
-// In service mode each Deployment carries the checksum of the one file its pods read.
+// In service mode each Deployment carries the checksum of the one file its pods read. (Mutual
+// TLS, since bindVerb in service mode requires it.)
 BOOST_DATA_TEST_CASE(a_configuration_change_rolls_the_pods_that_read_it, data::make(kRollouts), c) {
   const auto annotations = [](const std::vector<std::string>& sets) {
     const auto result =
-        renderChart({"sx", "scheduling", {chartFile("ci/service-http-values.yaml")}, sets});
+        renderChart({"sx", "scheduling", {chartFile("ci/service-mtls-values.yaml")}, sets});
     BOOST_TEST_REQUIRE(result.exitCode == 0, result.error);
     const ManifestSet manifests(result.manifests);
     std::map<std::string, std::string> byDeployment;
@@ -710,8 +1046,8 @@ const std::vector<RefusedCase> kRefused = {
      {"registration.exclusiveInterPodAffinity=true"},
      "registration.exclusiveInterPodAffinity needs registration.bindVerb=bind"},
     {"exclusive inter-pod affinity with two extenders behind a Service",
-     {"mode=service", "extender.replicas=2", "registration.bindVerb=bind",
-      "registration.exclusiveInterPodAffinity=true"},
+     joined(kMutualTls, {"mode=service", "extender.replicas=2", "registration.bindVerb=bind",
+                         "registration.exclusiveInterPodAffinity=true"}),
      "registration.exclusiveInterPodAffinity with mode=service needs extender.replicas=1, not 2"},
     {"exclusive inter-pod affinity with no extender filter",
      {"registration.bindVerb=bind", "registration.exclusiveInterPodAffinity=true",
@@ -721,6 +1057,22 @@ const std::vector<RefusedCase> kRefused = {
      {"registration.bindVerb=bind", "registration.exclusiveInterPodAffinity=true",
       "registration.filterVerb="},
      "registration.exclusiveInterPodAffinity needs registration.filterVerb"},
+    {"bindVerb in service mode over plain HTTP",
+     {"mode=service", "registration.bindVerb=bind"},
+     "registration.bindVerb=bind with mode=service needs tls.clientAuth.enabled=true: the "
+     "extender's Service is reachable over the pod network"},
+    {"bindVerb in service mode over TLS without client certificates",
+     {"mode=service", "registration.bindVerb=bind", "tls.enabled=true", "tls.serverSecretName=s"},
+     "only kube-scheduler's client certificate may prove who calls it"},
+    {"a client name without mutual TLS",
+     {"tls.enabled=true", "tls.serverSecretName=s", "tls.clientAuth.clientName=kube-scheduler"},
+     "tls.clientAuth.clientName is set but tls.clientAuth.enabled is false"},
+    {"one port for the verbs and the metrics",
+     {"extender.port=9000", "extender.metricsPort=9000"},
+     "extender.port and extender.metricsPort are both 9000"},
+    {"sidecar metrics on kube-scheduler's port",
+     {"extender.metricsPort=10259"},
+     "extender.metricsPort 10259"},
 };
 
 BOOST_DATA_TEST_CASE(contradicting_values_fail_to_render_with_a_message, data::make(kRefused), c) {
@@ -736,26 +1088,9 @@ BOOST_AUTO_TEST_CASE(one_replica_may_run_without_leader_election) {
   BOOST_TEST(manifests.ofKind("Role").empty());
 }
 
-// chart-render, like `helm template`, parses NOTES.txt but prints nothing of it: a copy of the
-// chart with one more template that includes it shows what `helm install` would print.
 BOOST_DATA_TEST_CASE(the_notes_say_how_to_target_the_scheduler_and_reach_explain,
                      data::make(kScenarios), name) {
-  namespace fs = std::filesystem;
-  const fs::path copy =
-      fs::temp_directory_path() / ("sx-chart-notes-" + std::to_string(::getpid()) + "-" + name);
-  fs::remove_all(copy);
-  fs::copy(chartDir(), copy, fs::copy_options::recursive);
-  std::ofstream(copy / "templates" / "zz-notes.yaml")
-      << "notes: |\n{{ include \"scheduler-extender/templates/NOTES.txt\" . | indent 2 }}\n";
-  RenderOptions options{"sx", "scheduling", {chartFile("ci/" + name)}, {}, copy.string()};
-  const auto result = renderChart(options);
-  fs::remove_all(copy);
-  BOOST_TEST_REQUIRE(result.exitCode == 0, result.error);
-
-  std::string notes;
-  for (const auto& document : YAML::LoadAll(result.manifests)) {
-    if (document.IsMap() && document["notes"].IsDefined()) notes = document["notes"].Scalar();
-  }
+  const std::string notes = renderNotes(name, {chartFile("ci/" + name)}, {});
   const Scenario& s = scenario(name);
   const std::string schedulerName = text(s.schedulerConfig["profiles"][0]["schedulerName"]);
   BOOST_TEST(notes.find("schedulerName: " + schedulerName + "\n") != std::string::npos, notes);

@@ -86,9 +86,16 @@ void checkClosed(const rapidjson::Value& node, const std::string& path) {
   }
 }
 
+// Whether a property is kept in the schema only so that old values files still install
+// ("deprecated": true, an annotation draft-07 validators ignore).
+bool deprecated(const rapidjson::Value& property) {
+  return property.IsObject() && property.HasMember("deprecated") &&
+         property["deprecated"].IsBool() && property["deprecated"].GetBool();
+}
+
 // Walks values.yaml and the schema side by side: every key has a schema, and every property
-// of an object that values.yaml spells out has a default there. Kubernetes quantities are
-// exempt from the second rule: a limit left out means none.
+// of an object that values.yaml spells out has a default there, except a deprecated one, which
+// must not. Kubernetes quantities are exempt from the second rule: a limit left out means none.
 void checkSameKeys(const YAML::Node& values, const rapidjson::Value& schemaNode,
                    const std::string& path) {
   const rapidjson::Value& node = resolved(schemaNode);
@@ -105,6 +112,10 @@ void checkSameKeys(const YAML::Node& values, const rapidjson::Value& schemaNode,
     if (quantities) return;
     for (const auto& property : properties.GetObject()) {
       const std::string key = property.name.GetString();
+      if (deprecated(property.value)) {
+        BOOST_TEST(!values[key].IsDefined(), path + key + " is deprecated, yet in values.yaml");
+        continue;
+      }
       BOOST_TEST(values[key].IsDefined(), path + key + " is in the schema, not in values.yaml");
     }
   } else if (values.IsSequence() && node.HasMember("items")) {
@@ -151,11 +162,42 @@ const std::vector<InvalidCase> kInvalid = {
      "type"},
     {"in-flight wait without a unit", "extender: {inFlightWait: \"1\"}", "pattern"},
     {"in-flight wait in a compound duration", "extender: {inFlightWait: 1m30s}", "pattern"},
-    {"assumed-pod TTL in hours", "extender: {assumedPodTTL: 1h}", "pattern"},
+    {"deprecated assumed-pod TTL that is not a string", "extender: {assumedPodTTL: 30}", "type"},
+    {"metrics port out of range", "extender: {metricsPort: 0}", "minimum"},
+    {"two client names", "tls: {clientAuth: {clientName: \"a,b\"}}", "pattern"},
+    {"network policy that is not a boolean", "networkPolicy: {enabled: \"no\"}", "type"},
+    {"metrics peers that are not a list", "networkPolicy: {metricsFrom: {podSelector: {}}}",
+     "type"},
+    {"misspelt metrics peer", "networkPolicy: {metricsFrom: [{namespaceSelektor: {}}]}",
+     "additionalProperties"},
+    {"empty metrics peer", "networkPolicy: {metricsFrom: [{}]}", "minProperties"},
+    {"ipBlock without a CIDR", "networkPolicy: {metricsFrom: [{ipBlock: {except: []}}]}",
+     "required"},
+    {"unknown selector operator",
+     "networkPolicy: {metricsFrom: [{podSelector: {matchExpressions: [{key: a, operator: Has}]}}]}",
+     "enum"},
     {"resources beyond requests and limits", "extender: {resources: {claims: []}}",
      "additionalProperties"},
     {"non-string label", "serviceMonitor: {labels: {release: 1}}", "type"},
     {"global that is not a map", "global: 3", "type"},
+};
+
+struct ValidCase {
+  std::string name;
+  std::string values;
+};
+std::ostream& operator<<(std::ostream& os, const ValidCase& c) { return os << c.name; }
+
+// Values a user may write that values.yaml does not spell out.
+const std::vector<ValidCase> kValid = {
+    {"a deprecated assumed-pod TTL, from a values file of an earlier chart",
+     "extender: {assumedPodTTL: 30s}"},
+    {"Prometheus by namespace and pod",
+     "networkPolicy: {metricsFrom: [{namespaceSelector: {matchLabels: "
+     "{kubernetes.io/metadata.name: monitoring}}, podSelector: {matchExpressions: "
+     "[{key: app.kubernetes.io/name, operator: In, values: [prometheus]}]}}]}"},
+    {"an IP block", "networkPolicy: {metricsFrom: [{ipBlock: {cidr: 10.0.0.0/8, except: []}}]}"},
+    {"a named client", "tls: {clientAuth: {clientName: kube-scheduler.scheduling.svc}}"},
 };
 
 }  // namespace
@@ -186,6 +228,10 @@ BOOST_DATA_TEST_CASE(accepts_the_chart_values, data::make(valuesFiles()), name) 
   BOOST_TEST(violation(readFile(chartFile(name))) == "");
 }
 
+BOOST_DATA_TEST_CASE(accepts_values_beyond_the_defaults, data::make(kValid), c) {
+  BOOST_TEST(violation(c.values) == "");
+}
+
 BOOST_DATA_TEST_CASE(rejects_values_that_break_it, data::make(kInvalid), c) {
   const std::string message = violation(c.values);
   BOOST_TEST(message.find("'" + c.wantKeyword + "'") != std::string::npos, message);
@@ -193,6 +239,10 @@ BOOST_DATA_TEST_CASE(rejects_values_that_break_it, data::make(kInvalid), c) {
 
 BOOST_AUTO_TEST_CASE(every_value_is_documented_in_the_chart_readme) {
   const std::string readme = readFile(chartFile("README.md"));
+  // A deprecated value too, as such, so that who still sets it learns why nothing happens.
+  const rapidjson::Value& extender = schema()["properties"]["extender"]["properties"];
+  BOOST_TEST_REQUIRE(deprecated(extender["assumedPodTTL"]));
+  BOOST_TEST(readme.find("`extender.assumedPodTTL` | deprecated") != std::string::npos);
   std::vector<std::string> paths;
   leafPaths(YAML::LoadFile(chartFile("values.yaml")), "", paths);
   BOOST_TEST(paths.size() > 20u);

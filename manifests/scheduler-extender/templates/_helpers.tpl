@@ -170,8 +170,16 @@ the values to change and says why.
 {{- if and (gt (int .Values.replicas) 1) (not .Values.leaderElection.enabled) }}
 {{- fail (printf "replicas is %d but leaderElection.enabled is false: every kube-scheduler replica would schedule the same pods. Set leaderElection.enabled=true or replicas=1." (int .Values.replicas)) }}
 {{- end }}
-{{- if and (eq .Values.mode "sidecar") (eq (int .Values.extender.port) 10259) }}
+{{- if eq (int .Values.extender.port) (int .Values.extender.metricsPort) }}
+{{- fail (printf "extender.port and extender.metricsPort are both %d: the scheduling verbs and the probes and /metrics listen apart, so that the probes' port can be open while the verbs' is not. Choose two ports." (int .Values.extender.port)) }}
+{{- end }}
+{{- if eq .Values.mode "sidecar" }}
+{{- if eq (int .Values.extender.port) 10259 }}
 {{- fail "extender.port 10259 is kube-scheduler's secure port, which shares the pod in sidecar mode: choose another port" }}
+{{- end }}
+{{- if eq (int .Values.extender.metricsPort) 10259 }}
+{{- fail "extender.metricsPort 10259 is kube-scheduler's secure port, which shares the pod in sidecar mode: choose another port" }}
+{{- end }}
 {{- end }}
 {{- if .Values.tls.enabled }}
 {{- if not .Values.tls.serverSecretName }}
@@ -203,6 +211,11 @@ the values to change and says why.
 {{- if not .Values.tls.clientAuth.clientSecretName }}
 {{- fail "tls.clientAuth.enabled is true but tls.clientAuth.clientSecretName is empty: name the kubernetes.io/tls Secret holding kube-scheduler's client certificate" }}
 {{- end }}
+{{- else if .Values.tls.clientAuth.clientName }}
+{{- fail "tls.clientAuth.clientName is set but tls.clientAuth.enabled is false: the name is checked in client certificates, which only mutual TLS asks for. Set tls.clientAuth.enabled=true (with tls.clientAuth.clientSecretName) or leave tls.clientAuth.clientName empty." }}
+{{- end }}
+{{- if and .Values.registration.bindVerb (eq .Values.mode "service") (not .Values.tls.clientAuth.enabled) }}
+{{- fail "registration.bindVerb=bind with mode=service needs tls.clientAuth.enabled=true: the extender's Service is reachable over the pod network, and /bind creates Bindings with the extender's pods/binding rights, so only kube-scheduler's client certificate may prove who calls it. Set tls.enabled=true, tls.serverSecretName, tls.clientAuth.enabled=true and tls.clientAuth.clientSecretName (and name the certificate in tls.clientAuth.clientName); or use mode=sidecar, where kube-scheduler calls the extender on 127.0.0.1; or leave registration.bindVerb empty." }}
 {{- end }}
 {{- end }}
 
@@ -239,14 +252,30 @@ seccompProfile:
   type: RuntimeDefault
 {{- end }}
 
-{{/* The extender container, the same in the sidecar and in its own Deployment. */}}
+{{/*
+The address of the scheduling verbs. In sidecar mode kube-scheduler, in the same pod, is their
+only caller: loopback keeps every other pod away from /bind and /explain whatever the network
+allows (kubectl port-forward still reaches it). In service mode the Service must reach them.
+*/}}
+{{- define "scheduler-extender.listenHost" -}}
+{{- eq .Values.mode "service" | ternary "0.0.0.0" "127.0.0.1" }}
+{{- end }}
+
+{{/*
+The extender container, the same in the sidecar and in its own Deployment. Two listeners: the
+scheduling verbs on extender.port, /healthz, /readyz and /metrics on extender.metricsPort (all
+addresses, since kubelet probes the pod IP and Prometheus scrapes it; no client certificate
+asked for there, since neither presents one).
+*/}}
 {{- define "scheduler-extender.extenderContainer" -}}
 {{- $scheme := .Values.tls.enabled | ternary "HTTPS" "HTTP" -}}
 - name: extender
   image: {{ include "scheduler-extender.extenderImage" . }}
   imagePullPolicy: {{ .Values.extender.image.pullPolicy }}
   args:
-    - --listen=0.0.0.0:{{ int .Values.extender.port }}
+    - --listen={{ include "scheduler-extender.listenHost" . }}:{{ int .Values.extender.port }}
+    - --metrics-listen=0.0.0.0:{{ int .Values.extender.metricsPort }}
+    - --scheduler-names={{ include "scheduler-extender.schedulerName" . }}
     - --config=/etc/scheduler-extender/config/config.yaml
     - --v={{ int .Values.extender.verbosity }}
     - --log-format={{ .Values.extender.logFormat }}
@@ -258,28 +287,36 @@ seccompProfile:
     - --max-connections={{ int .Values.extender.maxConnections }}
     {{- end }}
     - --in-flight-wait={{ .Values.extender.inFlightWait }}
-    - --assumed-pod-ttl={{ .Values.extender.assumedPodTTL }}
     {{- if .Values.tls.enabled }}
     - --tls-cert-file=/etc/scheduler-extender/tls/tls.crt
     - --tls-private-key-file=/etc/scheduler-extender/tls/tls.key
     {{- end }}
     {{- if .Values.tls.clientAuth.enabled }}
     - --client-ca-file=/etc/scheduler-extender/client-ca/ca.crt
+    {{- with .Values.tls.clientAuth.clientName }}
+    - --allowed-client-names={{ . }}
+    {{- end }}
     {{- end }}
   ports:
+    {{- if eq .Values.mode "service" }}
+    # In sidecar mode the scheduling port is on loopback: not a port of the pod's network.
     - name: extender
       containerPort: {{ int .Values.extender.port }}
       protocol: TCP
+    {{- end }}
+    - name: metrics
+      containerPort: {{ int .Values.extender.metricsPort }}
+      protocol: TCP
   startupProbe:
-    httpGet: {path: /readyz, port: extender, scheme: {{ $scheme }}}
+    httpGet: {path: /readyz, port: metrics, scheme: {{ $scheme }}}
     periodSeconds: {{ int .Values.extender.startupProbe.periodSeconds }}
     failureThreshold: {{ int .Values.extender.startupProbe.failureThreshold }}
   readinessProbe:
-    httpGet: {path: /readyz, port: extender, scheme: {{ $scheme }}}
+    httpGet: {path: /readyz, port: metrics, scheme: {{ $scheme }}}
     periodSeconds: 5
     failureThreshold: 2
   livenessProbe:
-    httpGet: {path: /healthz, port: extender, scheme: {{ $scheme }}}
+    httpGet: {path: /healthz, port: metrics, scheme: {{ $scheme }}}
     periodSeconds: 10
     timeoutSeconds: 5
     failureThreshold: 3
