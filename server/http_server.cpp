@@ -43,7 +43,12 @@ HttpServer::HttpServer(HttpServerOptions options, const RouterContext& router,
   }
 }
 
-HttpServer::~HttpServer() { stop(); }
+HttpServer::~HttpServer() {
+  stop();
+  // The listeners' sockets belong to the io_context, which goes first (see ports_): the
+  // listeners go now, or with the accept handler that holds one.
+  for (auto& port : ports_) port->listener.reset();
+}
 
 void HttpServer::start() {
   for (auto& port : ports_) {

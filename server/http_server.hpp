@@ -82,12 +82,15 @@ class HttpServer {
   void scheduleCertificateCheck();
 
   HttpServerOptions options_;
+  // Declared before the io_context, so destroyed after it: the sessions that the io_context's
+  // unfinished handlers still hold count themselves out of their port's SessionContext as the
+  // io_context destroys those handlers.
+  std::vector<std::unique_ptr<Port>> ports_;
   boost::asio::io_context ioc_;
   // Keeps the I/O threads running while no socket operation is pending: once the drain has
   // closed the listeners, answers still come back from the compute pool.
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
   boost::asio::thread_pool& compute_;
-  std::vector<std::unique_ptr<Port>> ports_;
   boost::asio::steady_timer certificateCheck_;
   std::vector<std::thread> ioThreads_;
 };
