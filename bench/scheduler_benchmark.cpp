@@ -1,6 +1,9 @@
 // Whole requests without the HTTP edge: decode the body, run the scheduler on the
 // scenario's cache, encode the answer, as the router does for /filter and /prioritize.
 //
+// BindingPolicy is what /bind checks before it writes, the filter plugins run again on one node
+// included: the scenario's pod on the first node /filter finds feasible for it.
+//
 // UnmatchedPod shows what a pod whose selectors match nothing costs: the same number of
 // nodes sent (the first 1,000 of the node list) on every scenario, so the figures of S2
 // and S3 differ only by the size of the cluster behind them.
@@ -18,6 +21,7 @@
 #include "bench/registrations.hpp"
 #include "bench/scenario.hpp"
 #include "scheduling/api/json/extender_codec.hpp"
+#include "scheduling/binding/binding_policy.hpp"
 #include "scheduling/scheduler/scheduler.hpp"
 
 namespace bench {
@@ -101,6 +105,26 @@ void unmatchedPod(benchmark::State& state, Scenario& s) {
   }
 }
 
+void bindingPolicy(benchmark::State& state, Scenario& s) {
+  auto& scheduler = schedulerOf(s);
+  const auto args = json::decodeExtenderArgs(s.namesBody());
+  const auto feasible = scheduler.filter(args).nodeNames;
+  if (!feasible || feasible->empty()) {
+    state.SkipWithError("no feasible node for the scenario's pod");
+    return;
+  }
+  const std::string node(feasible->front());
+  const scheduling::binding::BindingPolicy policy({"default-scheduler"}, *s.cache(), scheduler);
+  const scheduling::api::ExtenderBindingArgs bind{args.pod.metadata.name, args.pod.metadata.ns,
+                                                  args.pod.metadata.uid, node};
+  for (auto _ : state) {
+    if (policy.checkTarget(bind) || policy.checkPod(args.pod, node)) {
+      state.SkipWithError("the policy refused a feasible node");
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 void registerSchedulerBenchmarks(const std::string& scenario) {
@@ -124,6 +148,7 @@ void registerSchedulerBenchmarks(const std::string& scenario) {
   add("PrioritizeRequest/" + scenario + "/nodes",
       [](benchmark::State& st, Scenario& s) { prioritizeRequest(st, s, s.nodesBody(), false); });
   add("UnmatchedPod/" + scenario, [](benchmark::State& st, Scenario& s) { unmatchedPod(st, s); });
+  add("BindingPolicy/" + scenario, [](benchmark::State& st, Scenario& s) { bindingPolicy(st, s); });
 }
 
 }  // namespace bench
