@@ -192,6 +192,66 @@ void loadClusterState(const Options& options, scheduling::cache::Cache& cache) {
   }
 }
 
+// The live cluster's side of the process: the informers that feed the cache and the binder
+// of /bind. Built before the server starts (readiness asks the informers), started once it
+// serves, stopped after the drain.
+struct ApiServerSide {
+  std::unique_ptr<scheduling::sources::ApiSource> source;
+  std::unique_ptr<scheduling::binding::Binder> binder;
+
+  void start(const informers::ClientConfig& apiServer, const Options& options,
+             const scheduling::binding::BindingPolicy& policy) {
+    SX_LOG_INFO << "watching the API server at " << (apiServer.https ? "https://" : "http://")
+                << apiServer.host << ":" << apiServer.port << " (" << apiServer.origin
+                << "); ready once namespaces, nodes and pods are listed";
+    source->start();
+    binder->start();
+    SX_LOG_INFO << "binding through the API server for /bind, pods of scheduler(s) "
+                << policy.schedulerNames() << " only; a request waits at most "
+                << options.inFlightWait.count()
+                << "ms for a pod in flight that can change its answer";
+  }
+  void stop() {
+    source->stop();
+    binder->stop();
+  }
+};
+
+ApiServerSide followApiServer(const informers::ClientConfig& apiServer,
+                              scheduling::cache::Cache& cache, scheduling::InFlightPods& inFlight,
+                              const scheduling::binding::BindingPolicy& policy,
+                              InformerReporter& informerReporter,
+                              BindingReporter& bindingReporter) {
+  try {
+    ApiServerSide side;
+    side.source = std::make_unique<scheduling::sources::ApiSource>(
+        apiServer, cache, informerReporter, informers::ReflectorOptions{},
+        [] { SX_LOG_INFO << "ready: namespaces, nodes and pods listed"; });
+    side.binder = std::make_unique<scheduling::binding::Binder>(apiServer, cache, inFlight, policy,
+                                                                bindingReporter);
+    return side;
+  } catch (const std::runtime_error& e) {
+    throw Fatal{e.what()};
+  }
+}
+
+// Binds every listener; one line saying where each serves what.
+void startServing(HttpServer& server, const HttpServerOptions& listening,
+                  const Framework& framework) {
+  try {
+    server.start();
+  } catch (const std::runtime_error& e) {
+    throw Fatal{e.what()};
+  }
+  std::string serving;
+  for (std::size_t i = 0; i < listening.listeners.size(); ++i) {
+    serving +=
+        (i == 0 ? "" : " and ") + describeListener(listening.listeners[i], server.localEndpoint(i));
+  }
+  SX_LOG_INFO << "scheduler-extender " << SX_VERSION << " serving on " << serving << "; "
+              << describeProfile(framework);
+}
+
 int serve(const Options& options) {
   // Before anything starts a thread (the framework's parallelizer does), or a SIGTERM could
   // land on a thread that does not block it and kill the process outright.
@@ -217,57 +277,29 @@ int serve(const Options& options) {
   Metrics metrics;  // outlives the scheduler, whose plugins report to it
   framework->setMetricsRecorder(metrics);
   scheduling::Scheduler scheduler(framework, cache, apiServer ? &inFlight : nullptr);
-  std::atomic<bool> fileLoaded{false};
+  const scheduling::binding::BindingPolicy bindingPolicy(options.schedulerNames, *cache, scheduler);
   InformerReporter informerReporter(metrics);
   BindingReporter bindingReporter(metrics);
-  // Built before the server starts, since readiness asks it; its informers start later.
-  std::unique_ptr<scheduling::sources::ApiSource> apiSource;
-  const scheduling::binding::BindingPolicy bindingPolicy(options.schedulerNames, *cache, scheduler);
-  std::unique_ptr<scheduling::binding::Binder> binder;
+  std::optional<ApiServerSide> live;
   if (apiServer) {
-    try {
-      apiSource = std::make_unique<scheduling::sources::ApiSource>(
-          *apiServer, *cache, informerReporter, scheduling::informers::ReflectorOptions{},
-          [] { SX_LOG_INFO << "ready: namespaces, nodes and pods listed"; });
-      binder = std::make_unique<scheduling::binding::Binder>(*apiServer, *cache, inFlight,
-                                                             bindingPolicy, bindingReporter);
-    } catch (const std::runtime_error& e) {
-      throw Fatal{e.what()};
-    }
+    live = followApiServer(*apiServer, *cache, inFlight, bindingPolicy, informerReporter,
+                           bindingReporter);
   }
+  std::atomic<bool> fileLoaded{false};
   std::atomic<bool> draining{false};
 
   const HttpServerOptions listening = serverOptions(options, cpus);
-  HttpServer server(
-      listening,
-      RouterContext{scheduler, *cache, metrics,
-                    [&] { return apiSource ? apiSource->synced() : fileLoaded.load(); },
-                    [&draining] { return draining.load(); }, binder.get(), &inFlight},
-      compute);
-  try {
-    server.start();
-  } catch (const std::runtime_error& e) {
-    throw Fatal{e.what()};
-  }
-  std::string serving;
-  for (std::size_t i = 0; i < listening.listeners.size(); ++i) {
-    serving +=
-        (i == 0 ? "" : " and ") + describeListener(listening.listeners[i], server.localEndpoint(i));
-  }
-  SX_LOG_INFO << "scheduler-extender " << SX_VERSION << " serving on " << serving << "; "
-              << describeProfile(*framework);
+  HttpServer server(listening,
+                    RouterContext{scheduler, *cache, metrics,
+                                  [&] { return live ? live->source->synced() : fileLoaded.load(); },
+                                  [&draining] { return draining.load(); },
+                                  live ? live->binder.get() : nullptr, &inFlight},
+                    compute);
+  startServing(server, listening, *framework);
 
   // Serving first, loading second: /healthz answers and /readyz says 503 meanwhile.
-  if (apiSource) {
-    SX_LOG_INFO << "watching the API server at " << (apiServer->https ? "https://" : "http://")
-                << apiServer->host << ":" << apiServer->port << " (" << apiServer->origin
-                << "); ready once namespaces, nodes and pods are listed";
-    apiSource->start();
-    binder->start();
-    SX_LOG_INFO << "binding through the API server for /bind, pods of scheduler(s) "
-                << bindingPolicy.schedulerNames() << " only; a request waits at most "
-                << options.inFlightWait.count()
-                << "ms for a pod in flight that can change its answer";
+  if (live) {
+    live->start(*apiServer, options, bindingPolicy);
   } else {
     loadClusterState(options, *cache);
     fileLoaded.store(true);
@@ -284,8 +316,7 @@ int serve(const Options& options) {
   if (unanswered > 0) {
     SX_LOG_WARNING << unanswered << " request(s) unanswered when the grace period ran out";
   }
-  if (apiSource) apiSource->stop();
-  if (binder) binder->stop();
+  if (live) live->stop();
   cache->setPlacementObserver(nullptr);
   SX_LOG_INFO << "stopped";
   return 0;
