@@ -32,6 +32,17 @@ void appendGauge(std::string& out, std::string_view name, std::string_view help,
   out.append(name).append(" ").append(std::to_string(value)).append("\n");
 }
 
+// A counter family with one label: `name{label="value"} count` per value.
+void appendCounters(std::string& out, std::string_view name, std::string_view help,
+                    std::string_view label,
+                    const std::map<std::string, std::uint64_t, std::less<>>& counts) {
+  appendHeader(out, name, "counter", help);
+  for (const auto& [value, count] : counts) {
+    out.append(name).append("{").append(label).append("=\"").append(value).append("\"} ");
+    out.append(std::to_string(count)).append("\n");
+  }
+}
+
 }  // namespace
 
 void Histogram::observe(double seconds) {
@@ -191,20 +202,14 @@ std::string Metrics::render(const CacheSizes& cache) const {
     out.append("\",reason=\"").append(key.second).append("\"} ");
     out.append(std::to_string(count)).append("\n");
   }
-  appendHeader(out, "scheduler_extender_bindings_total", "counter",
-               "Bindings asked for by /bind, by result (bound, refused, conflict, not_found, "
-               "rejected, unreachable, no_api_server).");
-  for (const auto& [result, count] : bindings_) {
-    out.append("scheduler_extender_bindings_total{result=\"").append(result).append("\"} ");
-    out.append(std::to_string(count)).append("\n");
-  }
-  appendHeader(out, "scheduler_extender_bind_refusals_total", "counter",
-               "/bind calls refused before any API call, by reason (scheduler_name, "
-               "unknown_node, already_assigned, node_no_longer_fits).");
-  for (const auto& [reason, count] : bindRefusals_) {
-    out.append("scheduler_extender_bind_refusals_total{reason=\"").append(reason).append("\"} ");
-    out.append(std::to_string(count)).append("\n");
-  }
+  appendCounters(out, "scheduler_extender_bindings_total",
+                 "Bindings asked for by /bind, by result (bound, refused, conflict, not_found, "
+                 "rejected, unreachable, no_api_server).",
+                 "result", bindings_);
+  appendCounters(out, "scheduler_extender_bind_refusals_total",
+                 "/bind calls refused before any API call, by reason (scheduler_name, "
+                 "unknown_node, already_assigned, node_no_longer_fits).",
+                 "reason", bindRefusals_);
   appendHeader(out, "scheduler_extender_in_flight_waits_total", "counter",
                "Requests held for pods in flight, by endpoint and outcome (settled: every pod "
                "waited for was placed; timeout: --in-flight-wait ran out).");
