@@ -49,6 +49,8 @@ std::optional<Refusal> BindingPolicy::checkPod(const api::Pod& pod, const std::s
                        "\", not one this extender binds for (--scheduler-names " +
                        schedulerNames() + ")"};
   }
+  // Again, although checkTarget looked when the call named the UID: reading the pod may have
+  // waited for the API server, and the watch may have placed it meanwhile.
   if (auto refusal = checkNotAssigned(pod.metadata.uid)) return refusal;
   if (!pod.spec.nodeName.empty()) {
     return Refusal{RefusalReason::AlreadyAssigned,

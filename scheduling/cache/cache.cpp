@@ -4,6 +4,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -52,9 +53,8 @@ struct PodRecord {
   // Assumed by a binding and not yet confirmed by the watch: since `assumedAt`, and bound by
   // the API server at `boundAt` once its binding finished.
   bool assumed = false;
-  bool bindingFinished = false;
   std::chrono::steady_clock::time_point assumedAt{};
-  std::chrono::steady_clock::time_point boundAt{};
+  std::optional<std::chrono::steady_clock::time_point> boundAt;
   // Assigned only:
   std::uint32_t slot = 0;          // the node item's slot
   std::size_t namespaceIndex = 0;  // position in NamespaceState::pods
@@ -387,7 +387,7 @@ AssumeResult Cache::assumePod(api::Pod pod, const std::string& node) {
   record.node = node;
   record.info = framework::PodInfo::forCache(std::move(pod), s.termPool);
   record.assumed = true;
-  record.bindingFinished = false;
+  record.boundAt.reset();
   record.assumedAt = std::chrono::steady_clock::now();
   s.place(record);
   s.assumedPods.insert(uid);
@@ -400,7 +400,6 @@ void Cache::finishBinding(std::string_view uid, std::chrono::steady_clock::time_
   std::lock_guard lock(state_->mu);
   auto it = state_->pods.find(std::string(uid));
   if (it == state_->pods.end() || !it->second.assumed) return;  // confirmed meanwhile
-  it->second.bindingFinished = true;
   it->second.boundAt = boundAt;
 }
 
@@ -420,7 +419,7 @@ std::size_t Cache::forgetAssumedPodsNotListed(
   std::vector<std::string> gone;
   for (const auto& uid : s.assumedPods) {
     const PodRecord& record = s.pods.at(uid);
-    if (record.bindingFinished && record.boundAt < listStarted && !listed(uid)) {
+    if (record.boundAt && *record.boundAt < listStarted && !listed(uid)) {
       gone.push_back(uid);
     }
   }

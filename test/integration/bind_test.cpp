@@ -37,6 +37,18 @@ std::string bindError(const std::string& body) {
   return document["Error"].GetString();
 }
 
+// kube-scheduler's ExtenderArgs for `pod` (as its scheduler `schedulerName` sends it) on one
+// node, and its ExtenderBindingArgs; "" for `uid` sends none.
+std::string filterArgs(const testing::LoopPod& pod, const std::string& schedulerName,
+                       const std::string& node) {
+  return R"({"Pod":)" + testing::renderPendingPod(pod, schedulerName) + R"(,"NodeNames":[")" +
+         node + R"("]})";
+}
+std::string bindArgs(const std::string& name, const std::string& uid, const std::string& node) {
+  return R"({"PodName":")" + name + R"(","PodNamespace":"shop",)" +
+         (uid.empty() ? "" : R"("PodUID":")" + uid + R"(",)") + R"("Node":")" + node + R"("})";
+}
+
 using testing::eventually;
 using testing::kWebAntiAffinity;
 using testing::kWebNextToCache;
@@ -206,10 +218,8 @@ BOOST_DATA_TEST_CASE(a_failed_binding_answers_why_and_assumes_nothing,
   if (c.assignFirst) {
     // Another binder got there first and the watch has not said so: the pod kube-scheduler
     // filtered is all the extender knows, and only the API server can refuse.
-    const auto filtered =
-        testing::HttpClient(cluster.process->port())
-            .post("/filter", R"({"Pod":)" + testing::renderPendingPod(pod, "default-scheduler") +
-                                 R"(,"NodeNames":["node-a0"]})");
+    const auto filtered = testing::HttpClient(cluster.process->port())
+                              .post("/filter", filterArgs(pod, "default-scheduler", "node-a0"));
     BOOST_TEST(filtered.body.find(R"("NodeNames":["node-a0"])") != std::string::npos);
     cluster.server.stallWatches(true);
     pod.object.nodeName = "node-b0";
@@ -220,8 +230,7 @@ BOOST_DATA_TEST_CASE(a_failed_binding_answers_why_and_assumes_nothing,
   cluster.server.failNextRequests(c.failures, 500);
   testing::HttpClient client(cluster.process->port());
   const auto reply =
-      client.post("/bind", R"({"PodName":")" + c.pod + R"(","PodNamespace":"shop","PodUID":")" +
-                               (c.uid.empty() ? pod.uid : c.uid) + R"(","Node":"node-a0"})");
+      client.post("/bind", bindArgs(c.pod, c.uid.empty() ? pod.uid : c.uid, "node-a0"));
   BOOST_TEST(reply.status == 200u);
   BOOST_TEST(bindError(reply.body).rfind(c.wantError, 0) == 0u, reply.body);
   const std::string text = cluster.metrics();
@@ -234,8 +243,7 @@ BOOST_AUTO_TEST_CASE(two_binds_of_one_pod_at_once_bind_it_once) {
   Cluster cluster;
   const auto pod = cluster.pending("p", 1, "web", "").front();
   cluster.server.holdBindings(true);
-  const std::string body =
-      R"({"PodName":"p00","PodNamespace":"shop","PodUID":")" + pod.uid + R"(","Node":"node-a0"})";
+  const std::string body = bindArgs("p00", pod.uid, "node-a0");
   testing::HttpReply first, second;
   std::thread one(
       [&] { first = testing::HttpClient(cluster.process->port()).post("/bind", body); });
@@ -263,14 +271,10 @@ BOOST_AUTO_TEST_CASE(a_bind_without_a_uid_binds_the_pod_it_names) {
   Cluster cluster;
   const auto pods = cluster.pending("p", 2, "web", kWebAntiAffinity);
   testing::HttpClient client(cluster.process->port());
-  const auto filtered = client.post(
-      "/filter", R"({"Pod":)" + testing::renderPendingPod(pods[0], "default-scheduler") +
-                     R"(,"NodeNames":["node-a0"]})");
+  const auto filtered = client.post("/filter", filterArgs(pods[0], "default-scheduler", "node-a0"));
   BOOST_TEST(filtered.body.find(R"("NodeNames":["node-a0"])") != std::string::npos, filtered.body);
   for (const auto& [name, node] : {std::pair{"p00", "node-a0"}, std::pair{"p01", "node-b0"}}) {
-    const auto reply =
-        client.post("/bind", std::string(R"({"PodName":")") + name +
-                                 R"(","PodNamespace":"shop","Node":")" + node + R"("})");
+    const auto reply = client.post("/bind", bindArgs(name, "", node));
     BOOST_TEST(bindError(reply.body) == "");
     BOOST_TEST(cluster.server.objects("pods").at(std::string("shop/") + name).nodeName == node);
   }
@@ -287,8 +291,7 @@ BOOST_AUTO_TEST_CASE(an_unreachable_api_server_is_named) {
   // connection closed unanswered.
   cluster.server.failNextRequests(2, 0);
   const auto reply = testing::HttpClient(cluster.process->port())
-                         .post("/bind", R"({"PodName":"p00","PodNamespace":"shop","PodUID":")" +
-                                            pod.uid + R"(","Node":"node-a0"})");
+                         .post("/bind", bindArgs("p00", pod.uid, "node-a0"));
   BOOST_TEST(reply.status == 200u);
   BOOST_TEST(bindError(reply.body)
                      .rfind("binding pod shop/p00 to node node-a0: reading the pod: API server "
@@ -348,10 +351,7 @@ BOOST_DATA_TEST_CASE(a_refused_binding_writes_nothing_and_says_why,
   };
   BOOST_TEST(cachedPods(c.assignFirst ? 1 : 0));
   testing::HttpClient client(cluster.process->port());
-  const auto filterArgs = [&](const testing::LoopPod& p, const std::string& scheduler) {
-    return R"({"Pod":)" + testing::renderPendingPod(p, scheduler) + R"(,"NodeNames":["node-a0"]})";
-  };
-  if (c.filterFirst) client.post("/filter", filterArgs(pod, c.schedulerName));
+  if (c.filterFirst) client.post("/filter", filterArgs(pod, c.schedulerName, "node-a0"));
   if (c.webOnNode) {
     // Placed after kube-scheduler's /filter found the node feasible, by someone else.
     testing::ApiObject running = pod.object;
@@ -364,8 +364,7 @@ BOOST_DATA_TEST_CASE(a_refused_binding_writes_nothing_and_says_why,
   }
   const double wantCached = (c.assignFirst ? 1 : 0) + (c.webOnNode ? 1 : 0);
 
-  const auto reply = client.post("/bind", R"({"PodName":"p00","PodNamespace":"shop","PodUID":")" +
-                                              pod.uid + R"(","Node":")" + c.node + R"("})");
+  const auto reply = client.post("/bind", bindArgs("p00", pod.uid, c.node));
   BOOST_TEST(reply.status == 200u);
   BOOST_TEST(bindError(reply.body) ==
              "binding pod shop/p00 to node " + c.node + ": " + c.wantError);
@@ -387,7 +386,7 @@ BOOST_DATA_TEST_CASE(a_refused_binding_writes_nothing_and_says_why,
   if (!c.webOnNode) {
     // Nothing counts on node-a0: the next replica may go there.
     auto next = cluster.pending("next-", 1, "web", kWebAntiAffinity).front();
-    const auto filtered = client.post("/filter", filterArgs(next, "default-scheduler"));
+    const auto filtered = client.post("/filter", filterArgs(next, "default-scheduler", "node-a0"));
     BOOST_TEST(filtered.body.find(R"("NodeNames":["node-a0"])") != std::string::npos,
                filtered.body);
   }
@@ -405,11 +404,7 @@ BOOST_AUTO_TEST_CASE(scheduler_names_say_whose_pods_bind) {
   for (const auto& pod : pods) cluster.server.put("pods", pod.object);
   testing::HttpClient client(cluster.process->port());
   const auto bind = [&](const testing::LoopPod& pod) {
-    return bindError(client
-                         .post("/bind", R"({"PodName":")" + pod.object.name +
-                                            R"(","PodNamespace":"shop","PodUID":")" + pod.uid +
-                                            R"(","Node":"node-a0"})")
-                         .body);
+    return bindError(client.post("/bind", bindArgs(pod.object.name, pod.uid, "node-a0")).body);
   };
   BOOST_TEST(bind(pods[0]) == "");
   BOOST_TEST(bind(pods[1]) ==

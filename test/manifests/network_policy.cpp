@@ -62,11 +62,9 @@ bool peerMatches(const YAML::Node& peer, const std::string& policyNamespace,
 
 bool selectorMatches(const YAML::Node& selector, const YAML::Node& labels) {
   if (!selector.IsDefined() || selector.IsNull()) return true;
-  for (const auto& entry : selector["matchLabels"]) {
-    if (!labels.IsMap() || text(labels[entry.first.Scalar()]) != entry.second.Scalar()) {
-      return false;
-    }
-  }
+  // Unlike a Service's selector, an empty LabelSelector selects everything.
+  const YAML::Node& matchLabels = selector["matchLabels"];
+  if (matchLabels.IsMap() && matchLabels.size() > 0 && !selects(matchLabels, labels)) return false;
   for (const auto& requirement : selector["matchExpressions"]) {
     if (!requirementHolds(requirement, labels)) return false;
   }

@@ -227,9 +227,12 @@ std::vector<PodOutcome> SchedulerLoop::run(const std::vector<LoopPod>& pods) {
     const LoopPod& pod = pods[i];
     PodOutcome& outcome = outcomes[i];
     ++attempts[i];
-    if (!outcome.bindError.empty()) outcome.retriedBindErrors.push_back(outcome.bindError);
-    outcome = PodOutcome{pod.object.ns + "/" + pod.object.name, "", 0, "", 0, "",
-                         std::move(outcome.retriedBindErrors)};
+    // A new attempt: what the last one came to is kept as its /bind's error, if any.
+    std::vector<std::string> retried = std::move(outcome.retriedBindErrors);
+    if (!outcome.bindError.empty()) retried.push_back(outcome.bindError);
+    outcome = PodOutcome{};
+    outcome.name = pod.object.ns + "/" + pod.object.name;
+    outcome.retriedBindErrors = std::move(retried);
     const std::string podJson = renderPendingPod(pod, options_.schedulerName);
 
     const HttpReply filtered =
