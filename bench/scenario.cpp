@@ -1,11 +1,16 @@
 #include "bench/scenario.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <random>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include "plugins/registry.hpp"
 #include "scheduling/api/json/extender_codec.hpp"
@@ -76,6 +81,29 @@ const std::string& Scenario::namesBody() {
 const std::string& Scenario::nodesBody() {
   if (nodesBody_.empty()) nodesBody_ = readFile(path("args-nodes.json"));
   return nodesBody_;
+}
+
+const std::string& Scenario::sampledNamesBody(std::size_t count) {
+  std::string& body = sampledBodies_[count];
+  if (!body.empty()) return body;
+  // gen_cluster.py writes the names last, as one array of plain strings: replace it.
+  const std::string& all = namesBody();
+  const std::size_t key = all.find("\"NodeNames\"");
+  const std::size_t open = all.find('[', key);
+  const std::size_t close = all.find(']', open);
+  if (key == std::string::npos || open == std::string::npos || close == std::string::npos) {
+    throw std::runtime_error(path("args-names.json") + ": no NodeNames array");
+  }
+  const auto& names = *namesArgs().nodeNames;
+  std::vector<std::string_view> chosen;
+  std::sample(names.begin(), names.end(), std::back_inserter(chosen), count, std::mt19937(7));
+  body = all.substr(0, open + 1);
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    if (i != 0) body += ',';
+    body.append("\"").append(chosen[i]).append("\"");
+  }
+  body += all.substr(close);
+  return body;
 }
 
 const std::shared_ptr<scheduling::cache::Cache>& Scenario::cache() {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -17,7 +19,7 @@
 namespace bench {
 
 // The standard scenario names, smallest first.
-inline constexpr std::string_view kScenarioNames[] = {"s1", "s2", "s3", "s4"};
+inline constexpr std::string_view kScenarioNames[] = {"s1", "s2", "s3", "s4", "s5"};
 
 // Where the scenarios are: set once by main from --data DIR, else $SX_BENCH_DATA, else
 // /tmp/bench.
@@ -39,6 +41,9 @@ class Scenario {
   // args-names.json / args-nodes.json as sent.
   const std::string& namesBody();
   const std::string& nodesBody();
+  // args-names.json with `count` of its names, a seeded random choice kept in node order, as
+  // kube-scheduler sends a sample: the request whose cost should not grow with the cluster.
+  const std::string& sampledNamesBody(std::size_t count);
 
   // The cluster state file loaded into a Cache (published).
   const std::shared_ptr<scheduling::cache::Cache>& cache();
@@ -57,6 +62,7 @@ class Scenario {
   std::string directory_;
   std::string namesBody_;
   std::string nodesBody_;
+  std::map<std::size_t, std::string> sampledBodies_;
   std::shared_ptr<scheduling::cache::Cache> cache_;
   std::shared_ptr<scheduling::framework::runtime::Framework> framework_;
   std::unique_ptr<scheduling::api::ExtenderArgs> namesArgs_;

@@ -11,10 +11,12 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "bench/cold_caches.hpp"
@@ -147,6 +149,16 @@ void registerSchedulerBenchmarks(const std::string& scenario) {
       [](benchmark::State& st, Scenario& s) { prioritizeRequest(st, s, s.namesBody(), true); });
   add("PrioritizeRequest/" + scenario + "/nodes",
       [](benchmark::State& st, Scenario& s) { prioritizeRequest(st, s, s.nodesBody(), false); });
+  // What adaptive sampling sends at 50,000 nodes (5%) and at 10,000 (its 5% floor is 500).
+  for (const std::size_t count : {std::size_t{2500}, std::size_t{500}}) {
+    const std::string suffix = "/" + scenario + "/names-" + std::to_string(count);
+    add("FilterRequest" + suffix, [count](benchmark::State& st, Scenario& s) {
+      filterRequest(st, s, s.sampledNamesBody(count), false);
+    });
+    add("PrioritizeRequest" + suffix, [count](benchmark::State& st, Scenario& s) {
+      prioritizeRequest(st, s, s.sampledNamesBody(count), false);
+    });
+  }
   add("UnmatchedPod/" + scenario, [](benchmark::State& st, Scenario& s) { unmatchedPod(st, s); });
   add("BindingPolicy/" + scenario, [](benchmark::State& st, Scenario& s) { bindingPolicy(st, s); });
 }
