@@ -226,7 +226,7 @@ std::vector<const fw::PodInfo*> nominatedPodsChangingCounts(const PreFilterState
   };
   const fw::PodInfo& incoming = state.incoming->podInfo;
   lister.forEachNominatedPodWithRequiredAntiAffinitySelecting(
-      incoming.pod().metadata.labels,
+      incoming.pod().metadata.ns, incoming.pod().metadata.labels,
       [&](const fw::AffinityTerm& /*term*/, const fw::PodInfo& pod) { consider(pod); });
   if (!incoming.requiredAffinityTerms().empty()) {
     lister.forEachNominatedPodMatching(incoming.requiredAffinityTerms().front(), consider);
@@ -251,15 +251,14 @@ TopologyToMatchedTermCount existingAntiAffinityCounts(const api::Pod& pod,
                                                       const api::Labels& nsLabels,
                                                       const fw::SharedLister& lister) {
   TopologyToMatchedTermCount counts;
-  lister.forEachExistingTermSelecting(fw::TermKind::RequiredAntiAffinity, pod.metadata.labels,
-                                      [&](const fw::AffinityTerm& term, std::int32_t /*weight*/,
-                                          std::span<const fw::NodeTermCount> nodes) {
-                                        if (!term.matches(pod, nsLabels)) return;
-                                        const fw::TopologyKey key(term.topologyKey,
-                                                                  lister.topology());
-                                        for (const auto& [slot, n] : nodes)
-                                          counts.addToBase(key, key.valueAt(slot), n);
-                                      });
+  lister.forEachExistingTermSelecting(
+      fw::TermKind::RequiredAntiAffinity, pod.metadata.ns, pod.metadata.labels,
+      [&](const fw::AffinityTerm& term, std::int32_t /*weight*/,
+          std::span<const fw::NodeTermCount> nodes) {
+        if (!term.matches(pod, nsLabels)) return;
+        const fw::TopologyKey key(term.topologyKey, lister.topology());
+        for (const auto& [slot, n] : nodes) counts.addToBase(key, key.valueAt(slot), n);
+      });
   return counts;
 }
 
@@ -277,18 +276,18 @@ incomingAffinityAntiAffinityCounts(const fw::PodInfo& podInfo, const fw::SharedL
     std::vector<fw::TopologyKey> keys;
     for (const auto& term : affinityTerms) keys.emplace_back(term.topologyKey, lister.topology());
     lister.forEachPodMatching(affinityTerms.front(),
-                              [&](const fw::PodInfo& existing, const fw::NodeInfo& node) {
+                              [&](const fw::PodInfo& existing, fw::NodeSlot node) {
                                 for (std::size_t i = 1; i < affinityTerms.size(); ++i) {
                                   if (!affinityTerms[i].matches(existing.pod(), kNoLabels)) return;
                                 }
                                 for (const fw::TopologyKey& key : keys)
-                                  affinity.addToBase(key, key.valueOf(node), 1);
+                                  affinity.addToBase(key, key.valueAt(node), 1);
                               });
   }
   for (const auto& term : podInfo.requiredAntiAffinityTerms()) {
     const fw::TopologyKey key(term.topologyKey, lister.topology());
-    lister.forEachPodMatching(term, [&](const fw::PodInfo& /*existing*/, const fw::NodeInfo& node) {
-      antiAffinity.addToBase(key, key.valueOf(node), 1);
+    lister.forEachPodMatching(term, [&](const fw::PodInfo& /*existing*/, fw::NodeSlot node) {
+      antiAffinity.addToBase(key, key.valueAt(node), 1);
     });
   }
   return {std::move(affinity), std::move(antiAffinity)};

@@ -135,8 +135,8 @@ fw::Status InterPodAffinity::preScore(fw::CycleState& state, const fw::PodInfo& 
     const std::int64_t amount = static_cast<std::int64_t>(weighted.weight) * multiplier;
     const fw::TopologyKey key(weighted.term.topologyKey, lister.topology());
     lister.forEachPodMatching(weighted.term,
-                              [&](const fw::PodInfo& /*existing*/, const fw::NodeInfo& node) {
-                                scores.add(key, key.valueOf(node), amount);
+                              [&](const fw::PodInfo& /*existing*/, fw::NodeSlot node) {
+                                scores.add(key, key.valueAt(node), amount);
                               });
   };
   for (const auto& weighted : preferredAffinity) processIncoming(weighted, 1);
@@ -146,7 +146,7 @@ fw::Status InterPodAffinity::preScore(fw::CycleState& state, const fw::PodInfo& 
   const auto processExisting = [&](fw::TermKind kind, std::int64_t multiplier,
                                    std::int64_t fixedWeight) {
     lister.forEachExistingTermSelecting(
-        kind, incoming.metadata.labels,
+        kind, incoming.metadata.ns, incoming.metadata.labels,
         [&](const fw::AffinityTerm& term, std::int32_t weight,
             std::span<const fw::NodeTermCount> termNodes) {
           if (!term.matches(incoming, nsLabels)) return;

@@ -58,10 +58,10 @@ void NominatedPodIndex::forEachMatching(
 }
 
 void NominatedPodIndex::forEachWithRequiredAntiAffinitySelecting(
-    const api::Labels& podLabels,
+    std::string_view podNamespace, const api::Labels& podLabels,
     const std::function<void(const framework::AffinityTerm& term, const framework::PodInfo& pod)>&
         fn) const {
-  antiAffinityBySelector_->forEachCandidate(podLabels, [&](std::uint32_t position) {
+  antiAffinityBySelector_->forEachCandidate(podNamespace, podLabels, [&](std::uint32_t position) {
     for (const framework::PodInfo* pod : podsByAntiAffinityTerm_[position]) {
       fn(*antiAffinityTerms_[position], *pod);
     }

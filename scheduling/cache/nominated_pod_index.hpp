@@ -64,10 +64,11 @@ class NominatedPodIndex {
   void forEachMatching(const framework::AffinityTerm& term,
                        const std::function<void(const framework::PodInfo& pod)>& fn) const;
 
-  // Calls fn(term, pod) for every required anti-affinity term of a nominated pod whose label
-  // selector may match `podLabels` (a superset: the caller checks the term), each pair once.
+  // Calls fn(term, pod) for every required anti-affinity term of a nominated pod that may
+  // select a pod of `podNamespace` with `podLabels` (a superset: the caller checks the term),
+  // each pair once.
   void forEachWithRequiredAntiAffinitySelecting(
-      const api::Labels& podLabels,
+      std::string_view podNamespace, const api::Labels& podLabels,
       const std::function<void(const framework::AffinityTerm& term, const framework::PodInfo& pod)>&
           fn) const;
 

@@ -77,16 +77,15 @@ void Snapshot::forEachNominatedPodMatching(
 }
 
 void Snapshot::forEachNominatedPodWithRequiredAntiAffinitySelecting(
-    const api::Labels& podLabels,
+    std::string_view podNamespace, const api::Labels& podLabels,
     const std::function<void(const framework::AffinityTerm& term, const framework::PodInfo& pod)>&
         fn) const {
-  nominated_->forEachWithRequiredAntiAffinitySelecting(podLabels, fn);
+  nominated_->forEachWithRequiredAntiAffinitySelecting(podNamespace, podLabels, fn);
 }
 
 void Snapshot::forEachPodMatching(
     const framework::AffinityTerm& term,
-    const std::function<void(const framework::PodInfo& pod, const framework::NodeInfo& node)>& fn)
-    const {
+    const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const {
   forEachNamespaceSelectedBy(
       term, std::span(namespacePods_),
       [](const NamespacePods& pods) -> const std::string& { return pods.index->ns(); },
@@ -95,14 +94,12 @@ void Snapshot::forEachPodMatching(
 
 void Snapshot::forEachPodMatchingIn(
     const NamespacePods& pods, const framework::AffinityTerm& term,
-    const std::function<void(const framework::PodInfo& pod, const framework::NodeInfo& node)>& fn)
-    const {
+    const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const {
   // The namespace is one the term selects (forEachNamespaceSelectedBy): what is left of
   // term.matches(pod, {}) is its label selector.
   auto emit = [&](const NamespacePodIndex::Entry& e) {
-    const framework::NodeInfo* node = nodeInfoAt(e.slot);
     // Pods on ghost nodes are not in the snapshot.
-    if (node != nullptr) fn(*e.pod, *node);
+    if (nodeInfoAt(e.slot) != nullptr) fn(*e.pod, e.slot);
   };
   if (!pods.delta) {
     pods.index->forEachMatching(term.selector, emit);
@@ -127,11 +124,11 @@ void Snapshot::forEachExistingTerm(
 }
 
 void Snapshot::forEachExistingTermSelecting(
-    framework::TermKind kind, const api::Labels& podLabels,
+    framework::TermKind kind, std::string_view podNamespace, const api::Labels& podLabels,
     const std::function<void(const framework::AffinityTerm& term, std::int32_t weight,
                              std::span<const framework::NodeTermCount> nodes)>& fn) const {
   const ExistingTermsOfKind& terms = existingTerms_[static_cast<std::size_t>(kind)];
-  terms.bySelector->forEachCandidate(podLabels, [&](std::uint32_t position) {
+  terms.bySelector->forEachCandidate(podNamespace, podLabels, [&](std::uint32_t position) {
     const ExistingTermGroup& group = (*terms.groups)[position];
     if (!group.nodes->empty()) fn(*group.term, group.weight, *group.nodes);
   });

@@ -60,14 +60,13 @@ class Snapshot final : public framework::SharedLister {
       const framework::AffinityTerm& term,
       const std::function<void(const framework::PodInfo& pod)>& fn) const override;
   void forEachNominatedPodWithRequiredAntiAffinitySelecting(
-      const api::Labels& podLabels,
+      std::string_view podNamespace, const api::Labels& podLabels,
       const std::function<void(const framework::AffinityTerm& term, const framework::PodInfo& pod)>&
           fn) const override;
 
-  void forEachPodMatching(
-      const framework::AffinityTerm& term,
-      const std::function<void(const framework::PodInfo& pod, const framework::NodeInfo& node)>& fn)
-      const override;
+  void forEachPodMatching(const framework::AffinityTerm& term,
+                          const std::function<void(const framework::PodInfo& pod,
+                                                   framework::NodeSlot node)>& fn) const override;
 
   // The NodeInfo at a node slot (NodeInfo::slot(), NodeTermCount::slot), null for a ghost,
   // a free slot or one this snapshot does not know.
@@ -83,7 +82,7 @@ class Snapshot final : public framework::SharedLister {
                                std::span<const framework::NodeTermCount> nodes)>& fn) const;
 
   void forEachExistingTermSelecting(
-      framework::TermKind kind, const api::Labels& podLabels,
+      framework::TermKind kind, std::string_view podNamespace, const api::Labels& podLabels,
       const std::function<void(const framework::AffinityTerm& term, std::int32_t weight,
                                std::span<const framework::NodeTermCount> nodes)>& fn)
       const override;
@@ -124,9 +123,9 @@ class Snapshot final : public framework::SharedLister {
   std::shared_ptr<const NodeNameIndex> names_;
   std::shared_ptr<const framework::TopologyIndex> topology_;
 
-  void forEachPodMatchingIn(const NamespacePods& pods, const framework::AffinityTerm& term,
-                            const std::function<void(const framework::PodInfo& pod,
-                                                     const framework::NodeInfo& node)>& fn) const;
+  void forEachPodMatchingIn(
+      const NamespacePods& pods, const framework::AffinityTerm& term,
+      const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const;
 
   std::vector<NamespacePods> namespacePods_;
   ExistingTerms existingTerms_;

@@ -73,28 +73,31 @@ class SharedLister {
   //    forEachPodMatching for assigned pods;
   virtual void forEachNominatedPodMatching(
       const AffinityTerm& term, const std::function<void(const PodInfo& pod)>& fn) const = 0;
-  //  - fn(term, pod) for every required anti-affinity term of a nominated pod whose label
-  //    selector may match `podLabels`: a superset, each (term, pod) at most once; the caller
-  //    still checks term.matches.
+  //  - fn(term, pod) for every required anti-affinity term of a nominated pod that may
+  //    select a pod of `podNamespace` with `podLabels`: a superset, each (term, pod) at most
+  //    once; the caller still checks term.matches.
   virtual void forEachNominatedPodWithRequiredAntiAffinitySelecting(
-      const api::Labels& podLabels,
+      std::string_view podNamespace, const api::Labels& podLabels,
       const std::function<void(const AffinityTerm& term, const PodInfo& pod)>& fn) const = 0;
 
   // Calls fn for every pod assigned to a node of this snapshot that `term` matches with
   // empty namespace labels (term.matches(pod, {})): the incoming pod's terms, whose
-  // namespaceSelector has been resolved into namespaces (Nothing) or is Everything.
+  // namespaceSelector has been resolved into namespaces (Nothing) or is Everything. The
+  // node is named by its slot, which is all a topology key reads: at a million pods the
+  // matching ones sit on nodes spread over the whole heap, and reading each NodeInfo was
+  // most of the walk.
   virtual void forEachPodMatching(
       const AffinityTerm& term,
-      const std::function<void(const PodInfo& pod, const NodeInfo& node)>& fn) const = 0;
+      const std::function<void(const PodInfo& pod, NodeSlot node)>& fn) const = 0;
 
   // Calls fn once per distinct (term, weight) of the given kind carried by pods assigned to
   // nodes of this snapshot, with the nodes holding them (weight 0 for required terms), for
-  // a superset of the terms whose label selector matches a pod with `podLabels` (the caller
-  // still checks term.matches), each at most once, in no particular order: what
+  // a superset of the terms that may select a pod of `podNamespace` with `podLabels` (the
+  // caller still checks term.matches), each at most once, in no particular order: what
   // InterPodAffinity asks about the incoming pod, at a cost that follows the terms that may
   // select it rather than every workload of the cluster.
   virtual void forEachExistingTermSelecting(
-      TermKind kind, const api::Labels& podLabels,
+      TermKind kind, std::string_view podNamespace, const api::Labels& podLabels,
       const std::function<void(const AffinityTerm& term, std::int32_t weight,
                                std::span<const NodeTermCount> nodes)>& fn) const = 0;
 };

@@ -241,9 +241,9 @@ BOOST_AUTO_TEST_CASE(an_assumed_pod_counts_for_affinity_as_an_assigned_one) {
       labels::Selector::nothing(),
       "kubernetes.io/hostname"};
   std::vector<std::string> found;
-  snapshot->forEachPodMatching(web, [&](const framework::PodInfo& pod,
-                                        const framework::NodeInfo& node) {
-    found.push_back(pod.pod().metadata.name + "@" + node.name() + "@" + pod.pod().spec.nodeName);
+  snapshot->forEachPodMatching(web, [&](const framework::PodInfo& pod, framework::NodeSlot slot) {
+    found.push_back(pod.pod().metadata.name + "@" + snapshot->nodeInfoAt(slot)->name() + "@" +
+                    pod.pod().spec.nodeName);
   });
   BOOST_TEST(found == std::vector<std::string>{"p@n1@n1"});
   BOOST_TEST((cache.assumePod(pendingPod(), "n1") == AssumeResult::AlreadyPlaced));

@@ -54,10 +54,9 @@ std::vector<std::string> nominatedNames(const Snapshot& snapshot, std::string_vi
 // "pod@node" for every pod the term matches.
 std::vector<std::string> matching(const Snapshot& snapshot, const framework::AffinityTerm& term) {
   std::vector<std::string> out;
-  snapshot.forEachPodMatching(term,
-                              [&](const framework::PodInfo& pod, const framework::NodeInfo& node) {
-                                out.push_back(pod.pod().metadata.name + "@" + node.name());
-                              });
+  snapshot.forEachPodMatching(term, [&](const framework::PodInfo& pod, framework::NodeSlot slot) {
+    out.push_back(pod.pod().metadata.name + "@" + snapshot.nodeInfoAt(slot)->name());
+  });
   std::sort(out.begin(), out.end());
   return out;
 }

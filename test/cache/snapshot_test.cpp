@@ -36,11 +36,12 @@ Selector in(std::string key, Strings values) {
 }
 
 // "pod@node" for every pod the index yields, sorted.
-Strings matching(const framework::SharedLister& lister, const AffinityTerm& t) {
+Strings matching(const Snapshot& snapshot, const AffinityTerm& t) {
   Strings out;
-  lister.forEachPodMatching(t, [&](const framework::PodInfo& pod, const framework::NodeInfo& node) {
-    BOOST_TEST(&node == lister.getNodeInfo(node.name()), "a NodeInfo of another snapshot");
-    out.push_back(pod.pod().metadata.name + "@" + node.name());
+  snapshot.forEachPodMatching(t, [&](const framework::PodInfo& pod, framework::NodeSlot slot) {
+    const framework::NodeInfo* node = snapshot.nodeInfoAt(slot);
+    BOOST_TEST_REQUIRE(node != nullptr, "a slot this snapshot does not hold");
+    out.push_back(pod.pod().metadata.name + "@" + node->name());
   });
   std::sort(out.begin(), out.end());
   return out;
@@ -445,15 +446,21 @@ class ClusterGenerator {
   std::vector<api::PodAffinityTerm> termPool_;
 };
 
-// The groups forEachExistingTermSelecting hands over for a pod with `podLabels` whose
-// selector matches those labels; each must come at most once.
-std::vector<Group> selectingTerms(const Snapshot& lister, TermKind kind,
+// A term may select a pod of namespace `ns` with `podLabels`: its selector matches them, and
+// it lists the namespace or has a namespaceSelector (which some namespace labels may match).
+bool maySelect(const AffinityTerm& t, std::string_view ns, const api::Labels& podLabels) {
+  return t.selector.matches(podLabels) && (t.hasNamespace(ns) || !t.namespaceSelector.isNothing());
+}
+
+// The groups forEachExistingTermSelecting hands over for a pod of `ns` with `podLabels` that
+// may select it; each must come at most once.
+std::vector<Group> selectingTerms(const Snapshot& lister, TermKind kind, std::string_view ns,
                                   const api::Labels& podLabels) {
   std::vector<Group> out;
-  lister.forEachExistingTermSelecting(kind, podLabels,
+  lister.forEachExistingTermSelecting(kind, ns, podLabels,
                                       [&](const AffinityTerm& t, std::int32_t weight,
                                           std::span<const framework::NodeTermCount> nodes) {
-                                        if (!t.selector.matches(podLabels)) return;
+                                        if (!maySelect(t, ns, podLabels)) return;
                                         Group g{t, weight, {}};
                                         for (const auto& n : nodes)
                                           g.nodes[lister.nodeInfoAt(n.slot)->name()] += n.count;
@@ -463,9 +470,9 @@ std::vector<Group> selectingTerms(const Snapshot& lister, TermKind kind,
 }
 
 std::vector<Group> selectingBruteForce(const framework::SharedLister& lister, TermKind kind,
-                                       const api::Labels& podLabels) {
+                                       std::string_view ns, const api::Labels& podLabels) {
   std::vector<Group> out = bruteForceExistingTerms(lister, kind);
-  std::erase_if(out, [&](const Group& g) { return !g.term.selector.matches(podLabels); });
+  std::erase_if(out, [&](const Group& g) { return !maySelect(g.term, ns, podLabels); });
   return out;
 }
 
@@ -497,26 +504,28 @@ Strings bruteForceNominatedMatching(const framework::SharedLister& lister, const
   return out;
 }
 
-// "pod#i" for each required anti-affinity term i of a nominated pod whose selector matches
-// `podLabels`, as the index yields them (checked here, as callers do), and by brute force.
-Strings nominatedSelecting(const framework::SharedLister& lister, const api::Labels& podLabels) {
+// "pod#i" for each required anti-affinity term i of a nominated pod that may select a pod
+// of `ns` with `podLabels`, as the index yields them (checked here, as callers do), and by
+// brute force.
+Strings nominatedSelecting(const framework::SharedLister& lister, std::string_view ns,
+                           const api::Labels& podLabels) {
   Strings out;
   lister.forEachNominatedPodWithRequiredAntiAffinitySelecting(
-      podLabels, [&](const AffinityTerm& t, const framework::PodInfo& pod) {
-        if (!t.selector.matches(podLabels)) return;
+      ns, podLabels, [&](const AffinityTerm& t, const framework::PodInfo& pod) {
+        if (!maySelect(t, ns, podLabels)) return;
         const auto i = &t - pod.requiredAntiAffinityTerms().data();
         out.push_back(pod.pod().metadata.name + "#" + std::to_string(i));
       });
   std::sort(out.begin(), out.end());
   return out;
 }
-Strings bruteForceNominatedSelecting(const framework::SharedLister& lister,
+Strings bruteForceNominatedSelecting(const framework::SharedLister& lister, std::string_view ns,
                                      const api::Labels& podLabels) {
   Strings out;
   for (const auto* pod : nominatedPods(lister)) {
     const auto& terms = pod->requiredAntiAffinityTerms();
     for (std::size_t i = 0; i < terms.size(); ++i) {
-      if (terms[i].selector.matches(podLabels)) {
+      if (maySelect(terms[i], ns, podLabels)) {
         out.push_back(pod->pod().metadata.name + "#" + std::to_string(i));
       }
     }
@@ -534,9 +543,10 @@ void checkAgainstBruteForce(const Snapshot& snapshot, ClusterGenerator& gen) {
                boost::test_tools::per_element());
   }
   for (int q = 0; q < 20; ++q) {
+    const std::string ns = gen.ns();
     const api::Labels podLabels = gen.labels();
-    BOOST_TEST(nominatedSelecting(snapshot, podLabels) ==
-                   bruteForceNominatedSelecting(snapshot, podLabels),
+    BOOST_TEST(nominatedSelecting(snapshot, ns, podLabels) ==
+                   bruteForceNominatedSelecting(snapshot, ns, podLabels),
                boost::test_tools::per_element());
   }
   for (TermKind kind : {TermKind::RequiredAffinity, TermKind::RequiredAntiAffinity,
@@ -546,9 +556,10 @@ void checkAgainstBruteForce(const Snapshot& snapshot, ClusterGenerator& gen) {
           sameGroups(existingTerms(snapshot, kind), bruteForceExistingTerms(snapshot, kind)));
       // The selector index leaves out no term that selects the pod.
       for (int q = 0; q < 20; ++q) {
+        const std::string ns = gen.ns();
         const api::Labels podLabels = gen.labels();
-        BOOST_TEST(sameGroups(selectingTerms(snapshot, kind, podLabels),
-                              selectingBruteForce(snapshot, kind, podLabels)));
+        BOOST_TEST(sameGroups(selectingTerms(snapshot, kind, ns, podLabels),
+                              selectingBruteForce(snapshot, kind, ns, podLabels)));
       }
     }
   }

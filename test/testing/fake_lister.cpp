@@ -89,7 +89,7 @@ void FakeLister::forEachNominatedPodMatching(
 }
 
 void FakeLister::forEachNominatedPodWithRequiredAntiAffinitySelecting(
-    const api::Labels& /*podLabels*/,
+    std::string_view /*podNamespace*/, const api::Labels& /*podLabels*/,
     const std::function<void(const fw::AffinityTerm& term, const fw::PodInfo& pod)>& fn) const {
   for (const auto& [node, pods] : nominated_) {
     for (const auto& p : pods) {
@@ -100,11 +100,11 @@ void FakeLister::forEachNominatedPodWithRequiredAntiAffinitySelecting(
 
 void FakeLister::forEachPodMatching(
     const fw::AffinityTerm& term,
-    const std::function<void(const fw::PodInfo& pod, const fw::NodeInfo& node)>& fn) const {
+    const std::function<void(const fw::PodInfo& pod, fw::NodeSlot node)>& fn) const {
   static const api::Labels kNoLabels;
   for (const auto* node : all_) {
     for (const auto& pod : node->pods()) {
-      if (term.matches(pod->pod(), kNoLabels)) fn(*pod, *node);
+      if (term.matches(pod->pod(), kNoLabels)) fn(*pod, node->slot());
     }
   }
 }
@@ -165,7 +165,7 @@ void FakeLister::forEachExistingTerm(
 }
 
 void FakeLister::forEachExistingTermSelecting(
-    fw::TermKind kind, const api::Labels& /*podLabels*/,
+    fw::TermKind kind, std::string_view /*podNamespace*/, const api::Labels& /*podLabels*/,
     const std::function<void(const fw::AffinityTerm& term, std::int32_t weight,
                              std::span<const fw::NodeTermCount> nodes)>& fn) const {
   forEachExistingTerm(kind, fn);

@@ -63,14 +63,14 @@ class FakeLister final : public scheduling::framework::SharedLister {
       const std::function<void(const scheduling::framework::PodInfo& pod)>& fn) const override;
   // Every required anti-affinity term of every nominated pod: the widest superset allowed.
   void forEachNominatedPodWithRequiredAntiAffinitySelecting(
-      const api::Labels& podLabels,
+      std::string_view podNamespace, const api::Labels& podLabels,
       const std::function<void(const scheduling::framework::AffinityTerm& term,
                                const scheduling::framework::PodInfo& pod)>& fn) const override;
 
   void forEachPodMatching(
       const scheduling::framework::AffinityTerm& term,
       const std::function<void(const scheduling::framework::PodInfo& pod,
-                               const scheduling::framework::NodeInfo& node)>& fn) const override;
+                               scheduling::framework::NodeSlot node)>& fn) const override;
   void forEachExistingTerm(
       scheduling::framework::TermKind kind,
       const std::function<void(const scheduling::framework::AffinityTerm& term, std::int32_t weight,
@@ -78,7 +78,8 @@ class FakeLister final : public scheduling::framework::SharedLister {
       const;
   // Every term: the widest superset allowed.
   void forEachExistingTermSelecting(
-      scheduling::framework::TermKind kind, const api::Labels& podLabels,
+      scheduling::framework::TermKind kind, std::string_view podNamespace,
+      const api::Labels& podLabels,
       const std::function<void(const scheduling::framework::AffinityTerm& term, std::int32_t weight,
                                std::span<const scheduling::framework::NodeTermCount> nodes)>& fn)
       const override;
