@@ -2,7 +2,7 @@
 //
 //   build-bench/bench/sx_bench [--data DIR] [Google Benchmark flags]
 //
-// DIR (default $SX_BENCH_DATA, else /tmp/bench) holds s1/ to s4/ as gen_cluster.py
+// DIR (default $SX_BENCH_DATA, else /tmp/bench) holds s1/ to s5/ as gen_cluster.py
 // writes them; benchmarks are registered for the scenarios found there.
 
 #include <benchmark/benchmark.h>
@@ -33,10 +33,9 @@ int main(int argc, char** argv) {
 
   const auto scenarios = bench::availableScenarios();
   if (scenarios.empty()) {
-    std::cerr
-        << "sx_bench: no scenario under " << bench::dataDirectory()
-        << " (expected s1/, s2/, s3/ or s4/ with cluster.json, written by the benchmark kit's "
-           "gen_cluster.py; see docs/benchmarks.md)\n";
+    std::cerr << "sx_bench: no scenario under " << bench::dataDirectory()
+              << " (expected s1/ to s5/ with cluster.json, written by the benchmark kit's "
+                 "gen_cluster.py; see docs/benchmarks.md)\n";
     return 1;
   }
   for (const auto& name : scenarios) {

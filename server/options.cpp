@@ -265,7 +265,7 @@ Serving:
                             client certificate whose CN or a DNS SAN is one of these;
                             others get 403 (probes and metrics do not check names;
                             default: any certificate the CA signed)
-  --max-body-bytes N        largest request body accepted (default 134217728);
+  --max-body-bytes N        largest request body accepted (default 1073741824);
                             larger bodies get 413
   --max-connections N       open connections accepted at once, per listener; more are
                             closed on accept (default 4096)

@@ -19,7 +19,7 @@ class UsageError : public std::runtime_error {
 };
 
 // Large enough for a 5000-node NodeList of full Node objects (about 52 MB).
-inline constexpr std::size_t kDefaultMaxBodyBytes = 128u << 20;
+inline constexpr std::size_t kDefaultMaxBodyBytes = std::size_t{1} << 30;
 
 // Where a listener binds: HOST:PORT, port 0 for one the kernel picks.
 struct ListenAddress {
