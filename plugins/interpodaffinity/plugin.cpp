@@ -17,9 +17,8 @@ void mergeAffinityTermNamespacesIfNotEmpty(scheduling::framework::AffinityTerm& 
   // Nothing lists no namespace; the selector is already what the merge would leave.
   if (term.namespaceSelector.isNothing()) return;
   std::vector<std::string>& namespaces = term.namespaces;
-  lister.forEachNamespace([&](const std::string& name, const scheduling::api::Labels& labels) {
-    if (term.namespaceSelector.matches(labels)) namespaces.push_back(name);
-  });
+  lister.forEachNamespaceMatching(term.namespaceSelector,
+                                  [&](const std::string& name) { namespaces.push_back(name); });
   // AffinityTerm keeps its namespaces sorted and unique (a set upstream).
   std::sort(namespaces.begin(), namespaces.end());
   namespaces.erase(std::unique(namespaces.begin(), namespaces.end()), namespaces.end());

@@ -119,7 +119,7 @@ struct Cache::State {
   ExistingTermIndex existingTerms;
 
   Snapshot::NamespaceLabels namespaces;
-  std::shared_ptr<const Snapshot::NamespaceLabels> publishedNamespaces;
+  std::shared_ptr<const NamespaceDirectory> publishedNamespaces;
   // Nominator: node → pods nominated to it, in nomination order (nominator.go).
   NominatedPodsByNode nominated;
   std::map<std::string, NominatedNamespace, std::less<>> nominatedByNamespace;
@@ -503,7 +503,7 @@ void Cache::publish() {
   s.nodeOrderChanged = false;
 
   if (!s.publishedNamespaces) {
-    s.publishedNamespaces = std::make_shared<const Snapshot::NamespaceLabels>(s.namespaces);
+    s.publishedNamespaces = std::make_shared<const NamespaceDirectory>(s.namespaces);
   }
   parts.namespaces = s.publishedNamespaces;
   if (!s.publishedNominated) {

@@ -48,13 +48,19 @@ void Snapshot::getNodeInfos(std::span<const std::string_view> names,
 }
 
 const api::Labels& Snapshot::namespaceLabels(std::string_view ns) const {
-  auto it = namespaces_->find(ns);
-  return it == namespaces_->end() ? kNoLabels : it->second;
+  const api::Labels* labels = namespaces_->labelsOf(ns);
+  return labels != nullptr ? *labels : kNoLabels;
 }
 
 void Snapshot::forEachNamespace(
     const std::function<void(const std::string& name, const api::Labels& labels)>& fn) const {
-  for (const auto& [name, labels] : *namespaces_) fn(name, labels);
+  for (const auto& [name, labels] : namespaces_->all()) fn(name, labels);
+}
+
+void Snapshot::forEachNamespaceMatching(
+    const labels::Selector& selector,
+    const std::function<void(const std::string& name)>& fn) const {
+  namespaces_->forEachMatching(selector, fn);
 }
 
 std::span<const framework::NominatedPod> Snapshot::nominatedPodsForNode(

@@ -11,6 +11,7 @@
 
 #include "scheduling/api/labels.hpp"
 #include "scheduling/cache/existing_term_index.hpp"
+#include "scheduling/cache/namespace_directory.hpp"
 #include "scheduling/cache/namespace_pod_index.hpp"
 #include "scheduling/cache/node_name_index.hpp"
 #include "scheduling/cache/nominated_pod_index.hpp"
@@ -31,7 +32,7 @@ class Cache;
 // of existing terms, the namespace labels and the nominations.
 class Snapshot final : public framework::SharedLister {
  public:
-  using NamespaceLabels = std::map<std::string, api::Labels, std::less<>>;
+  using NamespaceLabels = NamespaceDirectory::Labels;
 
   std::span<const framework::NodeInfo* const> nodeInfoList() const override {
     return nodeInfoList_;
@@ -51,6 +52,9 @@ class Snapshot final : public framework::SharedLister {
   const api::Labels& namespaceLabels(std::string_view ns) const override;
   void forEachNamespace(const std::function<void(const std::string& name,
                                                  const api::Labels& labels)>& fn) const override;
+  void forEachNamespaceMatching(
+      const labels::Selector& selector,
+      const std::function<void(const std::string& name)>& fn) const override;
 
   std::span<const framework::NominatedPod> nominatedPodsForNode(
       std::string_view node) const override;
@@ -109,7 +113,7 @@ class Snapshot final : public framework::SharedLister {
     // Sorted by namespace name.
     std::vector<NamespacePods> namespacePods;
     ExistingTerms existingTerms;
-    std::shared_ptr<const NamespaceLabels> namespaces;
+    std::shared_ptr<const NamespaceDirectory> namespaces;
     std::shared_ptr<const NominatedPodIndex> nominated;
   };
 
@@ -129,7 +133,7 @@ class Snapshot final : public framework::SharedLister {
 
   std::vector<NamespacePods> namespacePods_;
   ExistingTerms existingTerms_;
-  std::shared_ptr<const NamespaceLabels> namespaces_;
+  std::shared_ptr<const NamespaceDirectory> namespaces_;
   std::shared_ptr<const NominatedPodIndex> nominated_;
   // The nominations by node slot: an array read for every node that Filter and PodState's
   // Score see. Built per snapshot.

@@ -58,6 +58,16 @@ class SharedLister {
   virtual const api::Labels& namespaceLabels(std::string_view ns) const = 0;
   virtual void forEachNamespace(
       const std::function<void(const std::string& name, const api::Labels& labels)>& fn) const = 0;
+  // fn(name) for every namespace whose labels `selector` matches, in name order: how a
+  // namespaceSelector is resolved. A lister may answer it from an index; this one tests
+  // every namespace.
+  virtual void forEachNamespaceMatching(
+      const labels::Selector& selector,
+      const std::function<void(const std::string& name)>& fn) const {
+    forEachNamespace([&](const std::string& name, const api::Labels& labels) {
+      if (selector.matches(labels)) fn(name);
+    });
+  }
 
   // Pods nominated to the node (unbound, status.nominatedNodeName == node), in order.
   virtual std::span<const NominatedPod> nominatedPodsForNode(std::string_view node) const = 0;
