@@ -27,7 +27,8 @@ import tempfile
 import threading
 import time
 import urllib.parse
-import urllib.request
+
+from extender_process import free_port, wait_ready
 
 POD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
 KINDS = {"Pod": "pods", "Node": "nodes", "Namespace": "namespaces"}
@@ -153,27 +154,13 @@ def cpu_seconds_of(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
-def free_port():
-    with socketserver.TCPServer(("127.0.0.1", 0), None) as s:
-        return s.server_address[1]
-
-
 def measure(binary, args, label):
     port = free_port()
     start = time.monotonic()
     process = subprocess.Popen([binary, *args, "--listen", f"127.0.0.1:{port}"],
                                stderr=subprocess.DEVNULL)
     try:
-        while True:
-            if process.poll() is not None:
-                sys.exit(f"{label}: the extender exited with {process.returncode}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=5) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            time.sleep(0.05)
+        wait_ready(process, port, label)
         ready = time.monotonic() - start
         memory = memory_of(process.pid)
         cpu = cpu_seconds_of(process.pid)

@@ -18,12 +18,12 @@ import http.client
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
 import time
-import urllib.request
+
+from extender_process import free_port, wait_ready
 
 SUBSETS = (2500, 500)
 
@@ -36,12 +36,6 @@ def rss_kib(pid, field):
     return 0
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start(binary, scenario, port, extra):
     argv = [binary, "--cluster-state", os.path.join(scenario, "cluster.json"),
             "--config", os.path.join(scenario, "config.json"),
@@ -49,16 +43,8 @@ def start(binary, scenario, port, extra):
     log = open(os.path.join("/tmp", f"scale-{os.path.basename(scenario)}.log"), "wb")
     began = time.monotonic()
     proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
-    while True:
-        if proc.poll() is not None:
-            sys.exit(f"the extender exited on {scenario}; see {log.name}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as r:
-                if r.status == 200:
-                    return proc, time.monotonic() - began
-        except OSError:
-            pass
-        time.sleep(0.05)
+    wait_ready(proc, port, f"{scenario} (see {log.name})")
+    return proc, time.monotonic() - began
 
 
 def bodies(scenario, seed):
