@@ -1,7 +1,6 @@
 #include "scheduling/cache/namespace_directory.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <utility>
 
 namespace scheduling::cache {
@@ -26,44 +25,31 @@ const api::Labels* NamespaceDirectory::labelsOf(std::string_view ns) const {
 
 bool NamespaceDirectory::candidates(const labels::Selector& selector,
                                     std::vector<std::uint32_t>& out) const {
-  static const std::vector<std::uint32_t> kNone;
-  // Requirements are ANDed: the smallest set one of them admits bounds the answer.
-  std::size_t best = std::numeric_limits<std::size_t>::max();
-  const labels::Requirement* chosen = nullptr;
+  // Requirements are ANDed: the smallest set one of them admits bounds the answer. Each
+  // requirement's namespaces are gathered once; the smallest set is kept.
+  bool any = false;
+  std::vector<std::uint32_t> admitted;
   for (const auto& r : selector.requirements()) {
     if (r.op != labels::Operator::In && r.op != labels::Operator::Exists) continue;
-    auto k = keys_.find(std::string_view(r.key));
-    std::size_t size = 0;
-    if (k != keys_.end()) {
+    admitted.clear();
+    if (auto k = keys_.find(std::string_view(r.key)); k != keys_.end()) {
       if (r.op == labels::Operator::Exists) {
-        size = k->second.exists.size();
+        admitted = k->second.exists;
       } else {
+        // A namespace has one value per key: the values' lists are disjoint.
         for (const auto& value : r.values) {
           auto v = k->second.values.find(std::string_view(value));
-          if (v != k->second.values.end()) size += v->second.size();
+          if (v != k->second.values.end()) {
+            admitted.insert(admitted.end(), v->second.begin(), v->second.end());
+          }
         }
       }
     }
-    if (size < best) {
-      best = size;
-      chosen = &r;
-    }
-  }
-  if (chosen == nullptr) return false;
-  out.clear();
-  auto k = keys_.find(std::string_view(chosen->key));
-  if (k == keys_.end()) return true;
-  if (chosen->op == labels::Operator::Exists) {
-    out = k->second.exists;
-    return true;
-  }
-  // A namespace has one value per key: the values' lists are disjoint.
-  for (const auto& value : chosen->values) {
-    auto v = k->second.values.find(std::string_view(value));
-    if (v != k->second.values.end()) out.insert(out.end(), v->second.begin(), v->second.end());
+    if (!any || admitted.size() < out.size()) out.swap(admitted);
+    any = true;
   }
   std::sort(out.begin(), out.end());
-  return true;
+  return any;
 }
 
 void NamespaceDirectory::forEachMatching(
