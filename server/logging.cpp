@@ -39,7 +39,7 @@ void setFormat(Format format) { currentFormat.store(format, std::memory_order_re
 void setVerbosity(int level) { currentVerbosity.store(level, std::memory_order_relaxed); }
 int verbosity() { return currentVerbosity.load(std::memory_order_relaxed); }
 
-void write(Severity severity, const std::string& message, std::source_location where) {
+void write(Severity severity, const std::string& message, Caller where) {
   using namespace std::chrono;
   const auto now = system_clock::now();
   const std::time_t seconds = system_clock::to_time_t(now);
@@ -50,7 +50,7 @@ void write(Severity severity, const std::string& message, std::source_location w
   std::snprintf(header, sizeof header, "%c%02d%02d %02d:%02d:%02d.%06lld %7d ",
                 static_cast<char>(severity), utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min,
                 utc.tm_sec, static_cast<long long>(micros), static_cast<int>(::getpid()));
-  const std::string_view file = baseName(where.file_name());
+  const std::string_view file = baseName(where.file);
   std::lock_guard lock(writeMutex);
   if (currentFormat.load(std::memory_order_relaxed) == Format::Json) {
     // RapidJSON escapes the message, which may quote anything a client sent.
@@ -62,7 +62,7 @@ void write(Severity severity, const std::string& message, std::source_location w
     w.Key("level");
     w.String(levelName(severity));
     w.Key("caller");
-    const std::string caller = std::string(file) + ":" + std::to_string(where.line());
+    const std::string caller = std::string(file) + ":" + std::to_string(where.line);
     w.String(caller.data(), static_cast<rapidjson::SizeType>(caller.size()));
     w.Key("msg");
     w.String(message.data(), static_cast<rapidjson::SizeType>(message.size()));
@@ -70,7 +70,7 @@ void write(Severity severity, const std::string& message, std::source_location w
     std::fprintf(stderr, "%s\n", line.GetString());
   } else {
     std::fprintf(stderr, "%s%.*s:%u] %s\n", header, static_cast<int>(file.size()), file.data(),
-                 static_cast<unsigned>(where.line()), message.c_str());
+                 static_cast<unsigned>(where.line), message.c_str());
   }
   std::fflush(stderr);
 }

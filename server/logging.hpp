@@ -1,7 +1,6 @@
 #pragma once
 
 #include <atomic>
-#include <source_location>
 #include <sstream>
 #include <string>
 
@@ -21,14 +20,24 @@ void setVerbosity(int level);
 int verbosity();
 inline bool enabled(int level) { return level <= verbosity(); }
 
-void write(Severity severity, const std::string& message,
-           std::source_location where = std::source_location::current());
+// Where a line was logged. std::source_location would do, but clang 14 cannot build it over
+// libstdc++ 12 (no __builtin_source_location), and the fuzzers and sanitizers build with
+// clang; the builtins below are what both compilers have.
+struct Caller {
+  static Caller here(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    return {file, line};
+  }
+  const char* file;
+  int line;
+};
+
+void write(Severity severity, const std::string& message, Caller where = Caller::here());
 
 // Builds one line and writes it when it goes out of scope:
 //   logging::Line(Severity::Info) << "listening on " << endpoint;
 class Line {
  public:
-  explicit Line(Severity severity, std::source_location where = std::source_location::current())
+  explicit Line(Severity severity, Caller where = Caller::here())
       : severity_(severity), where_(where) {}
   ~Line() { write(severity_, stream_.str(), where_); }
   Line(const Line&) = delete;
@@ -42,7 +51,7 @@ class Line {
 
  private:
   Severity severity_;
-  std::source_location where_;
+  Caller where_;
   std::ostringstream stream_;
 };
 

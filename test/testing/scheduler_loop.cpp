@@ -384,7 +384,8 @@ std::map<std::string, std::size_t> podsPerTopologyValue(
       counts.emplace(value->second, 0);
     }
   }
-  for (const auto& [key, pod] : pods) {
+  for (const auto& entry : pods) {
+    const auto& pod = entry.second;  // a plain reference: clang 14 cannot capture a binding
     if (pod.nodeName.empty() || pod.phase == "Succeeded" || pod.phase == "Failed") continue;
     const bool selected = std::all_of(selector.begin(), selector.end(), [&](const auto& label) {
       const auto it = pod.labels.find(label.first);

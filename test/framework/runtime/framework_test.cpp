@@ -112,7 +112,8 @@ struct Plugins {
   Registry registry() const {
     Registry r;
     for (const auto& [name, plugin] : byName) {
-      r.add(name, [plugin](const YAML::Node&, const std::string&) { return plugin; });
+      // An init-capture: clang 14 cannot capture a structured binding by name.
+      r.add(name, [shared = plugin](const YAML::Node&, const std::string&) { return shared; });
     }
     return r;
   }
