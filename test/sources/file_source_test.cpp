@@ -2,11 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
+
+#include "scheduling/api/decode_error.hpp"
 
 namespace scheduling::sources {
 namespace {
@@ -145,6 +148,50 @@ BOOST_AUTO_TEST_CASE(yaml_syntax_errors_name_the_line) {
     BOOST_TEST(std::string(e.what()).find("not valid YAML") != std::string::npos, e.what());
     BOOST_TEST(std::string(e.what()).find("line ") != std::string::npos, e.what());
   }
+}
+
+// A List of `pods` pods named p0, p1, ... on node n1, each in its own object; item
+// `brokenItem` (when below `pods`) has a number for its name.
+std::string manyPods(int pods, int brokenItem = -1) {
+  std::string json = R"({"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n1"}})";
+  for (int i = 0; i < pods; ++i) {
+    const std::string name = i == brokenItem ? "7" : "\"p" + std::to_string(i) + "\"";
+    json += R"(, {"kind": "Pod", "metadata": {"name": )" + name +
+            R"(, "namespace": "ns1", "uid": "u)" + std::to_string(i % (pods - 1)) +
+            R"("}, "spec": {"nodeName": "n1"}})";
+  }
+  return json + "]}";
+}
+
+// Far more objects than the decoding thread may run ahead by, so it waits on the cache's
+// side many times. The last pod reuses the first one's UID: file order decides which stays.
+BOOST_AUTO_TEST_CASE(loads_files_of_many_batches_in_file_order) {
+  constexpr int kPods = 20000;
+  TempFile file("many.json", manyPods(kPods));
+  cache::Cache cache;
+  const ClusterStateCounts counts = loadClusterState(file.path(), cache);
+  BOOST_TEST(counts.nodes == 1u);
+  BOOST_TEST(counts.pods == std::size_t{kPods});
+  auto snapshot = cache.snapshot();
+  const auto names = podNames(snapshot->getNodeInfo("n1"));
+  BOOST_TEST(names.size() == std::size_t{kPods - 1});
+  BOOST_TEST((std::find(names.begin(), names.end(), "p0") == names.end()));
+  BOOST_TEST(
+      (std::find(names.begin(), names.end(), "p" + std::to_string(kPods - 1)) != names.end()));
+}
+
+// An error deep in the file reaches the caller, naming the item, with nothing published.
+BOOST_AUTO_TEST_CASE(errors_after_many_batches_name_the_item) {
+  TempFile file("broken-late.json", manyPods(20000, 15000));
+  cache::Cache cache;
+  try {
+    loadClusterState(file.path(), cache);
+    BOOST_FAIL("expected an error");
+  } catch (const api::DecodeError& e) {
+    BOOST_TEST(std::string(e.what()).find("items[15001].metadata.name") != std::string::npos,
+               e.what());
+  }
+  BOOST_TEST(cache.snapshot()->getNodeInfo("n1") == nullptr);
 }
 
 BOOST_AUTO_TEST_CASE(missing_file_names_the_file) {
