@@ -13,6 +13,7 @@
 #include "scheduling/cache/namespace_pod_index.hpp"
 #include "scheduling/cache/node_tree.hpp"
 #include "scheduling/framework/affinity_term_pool.hpp"
+#include "scheduling/framework/runtime/parallelizer.hpp"
 
 namespace scheduling::cache {
 
@@ -85,6 +86,9 @@ struct NominatedNamespace {
 // Overlay sizes beyond which rebuilding is cheaper than every request walking the overlay.
 constexpr std::size_t kMinDelta = 32;
 constexpr std::size_t kMaxDelta = 1024;
+
+// Fewer stale namespace indexes than this are rebuilt on the publishing thread alone.
+constexpr std::size_t kParallelRebuilds = 64;
 
 bool overlayTooLarge(const NamespaceState& ns) {
   const std::size_t delta = ns.added.size() + ns.removed.size();
@@ -236,20 +240,44 @@ struct Cache::State {
     records.pop_back();
   }
 
+  static bool needsIndex(const NamespaceState& ns) { return !ns.index || overlayTooLarge(ns); }
+
+  // Builds the namespace's index afresh from its records and drops its overlay. It touches
+  // only this namespace's state, so namespaces may be rebuilt on several threads at once.
+  static void rebuildIndex(const std::string& name, NamespaceState& ns) {
+    std::vector<NamespacePodIndex::Entry> entries;
+    entries.reserve(ns.pods.size());
+    for (PodRecord* record : ns.pods) {
+      entries.push_back({record->info, record->slot});
+      record->indexed = true;
+    }
+    ns.index = std::make_shared<const NamespacePodIndex>(name, std::move(entries));
+    ns.added.clear();
+    ns.removed.clear();
+    ns.publishedDelta.reset();
+  }
+
+  // At start-up and after a relist every namespace's index is rebuilt: a tenth of loading's
+  // CPU at S4, after everything else is done. With enough of them to pay for starting
+  // threads, they are built on every CPU; publishNamespace then finds them fresh.
+  void rebuildStaleIndexes() {
+    std::vector<std::pair<const std::string*, NamespaceState*>> stale;
+    for (auto& [name, ns] : assignedByNamespace) {
+      if (needsIndex(ns)) stale.emplace_back(&name, &ns);
+    }
+    if (stale.size() < kParallelRebuilds) return;
+    framework::runtime::Parallelizer workers(static_cast<int>(stale.size()));
+    workers.until(static_cast<int>(stale.size()), [&](int i) {
+      rebuildIndex(*stale[static_cast<std::size_t>(i)].first,
+                   *stale[static_cast<std::size_t>(i)].second);
+    });
+  }
+
   // The namespace's index and overlay as of now, rebuilding the index if it is missing or
   // the overlay has grown too large.
   Snapshot::NamespacePods publishNamespace(const std::string& name, NamespaceState& ns) {
-    if (!ns.index || overlayTooLarge(ns)) {
-      std::vector<NamespacePodIndex::Entry> entries;
-      entries.reserve(ns.pods.size());
-      for (PodRecord* record : ns.pods) {
-        entries.push_back({record->info, record->slot});
-        record->indexed = true;
-      }
-      ns.index = std::make_shared<const NamespacePodIndex>(name, std::move(entries));
-      ns.added.clear();
-      ns.removed.clear();
-      ns.publishedDelta.reset();
+    if (needsIndex(ns)) {
+      rebuildIndex(name, ns);
       return {ns.index, nullptr};
     }
     if (ns.added.empty() && ns.removed.empty()) return {ns.index, nullptr};
@@ -494,6 +522,7 @@ void Cache::publish() {
   }
 
   parts.namespacePods.reserve(s.assignedByNamespace.size());
+  s.rebuildStaleIndexes();
   for (auto& [name, ns] : s.assignedByNamespace) {
     parts.namespacePods.push_back(s.publishNamespace(name, ns));
   }

@@ -327,6 +327,38 @@ BOOST_AUTO_TEST_CASE(old_snapshots_unchanged_after_further_mutations) {
   BOOST_TEST(antiTermCounts(*now).empty());
 }
 
+// Enough namespaces that their indexes are built on several threads at the first publish
+// (and after a change to every one of them): each still answers for its own pods only.
+BOOST_AUTO_TEST_CASE(many_namespaces_indexed_at_once) {
+  constexpr int kNamespaces = 300;
+  Cache cache;
+  cache.upsertNode(MakeNode().name("n1").obj());
+  const auto ns = [](int i) { return "ns" + std::to_string(i); };
+  for (int i = 0; i < kNamespaces; ++i) {
+    for (int p = 0; p < 3; ++p) {
+      const std::string name = ns(i) + "-p" + std::to_string(p);
+      cache.upsertPod(MakePod().name(name).ns(ns(i)).uid(name).label("app", "a").node("n1").obj());
+    }
+  }
+  cache.publish();
+  const auto first = cache.snapshot();
+  for (int i : {0, 150, kNamespaces - 1}) {
+    BOOST_TEST((matching(*first, anyAppIn({ns(i)})) ==
+                Strings{ns(i) + "-p0@n1", ns(i) + "-p1@n1", ns(i) + "-p2@n1"}));
+  }
+  // Every namespace loses two pods of three, which is past any overlay's bound.
+  for (int i = 0; i < kNamespaces; ++i) {
+    cache.deletePod(ns(i) + "-p0");
+    cache.deletePod(ns(i) + "-p2");
+  }
+  cache.publish();
+  const auto second = cache.snapshot();
+  for (int i : {0, 150, kNamespaces - 1}) {
+    BOOST_TEST((matching(*second, anyAppIn({ns(i)})) == Strings{ns(i) + "-p1@n1"}));
+    BOOST_TEST(matching(*first, anyAppIn({ns(i)})).size() == 3u);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(unchanged_node_infos_are_shared_between_snapshots) {
   Cache cache;
   cache.upsertNode(MakeNode().name("n1").obj());
