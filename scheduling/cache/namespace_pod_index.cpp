@@ -1,6 +1,7 @@
 #include "scheduling/cache/namespace_pod_index.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <tuple>
 #include <unordered_map>
 
@@ -96,6 +97,43 @@ NamespacePodIndex::NamespacePodIndex(std::string ns, std::vector<Entry> pods)
     ++valueRuns_.back().end;
     key.lastValue = static_cast<std::uint32_t>(valueRuns_.size());
   }
+
+  fingerprints_.assign(std::bit_ceil(2 * (keys_.size() + valueRuns_.size()) + 1), 0);
+  for (const KeyRuns& key : keys_) {
+    addFingerprint(keyFingerprint(key.key.hash));
+    for (std::uint32_t v = key.firstValue; v < key.lastValue; ++v) {
+      addFingerprint(pairFingerprint(key.key.hash, valueRuns_[v].hash));
+    }
+  }
+}
+
+std::uint32_t NamespacePodIndex::keyFingerprint(std::uint64_t keyHash) {
+  return static_cast<std::uint32_t>(keyHash >> 32) | 1u;  // never 0, the empty slot
+}
+
+std::uint32_t NamespacePodIndex::pairFingerprint(std::uint64_t keyHash, std::uint64_t valueHash) {
+  // Any mix will do that keeps (k, v) apart from (v, k) and from the key's own fingerprint.
+  const std::uint64_t mixed = (keyHash ^ std::rotl(valueHash, 23)) * 0x9e3779b97f4a7c15ULL;
+  return static_cast<std::uint32_t>(mixed >> 32) | 1u;
+}
+
+void NamespacePodIndex::addFingerprint(std::uint32_t fingerprint) {
+  const std::size_t mask = fingerprints_.size() - 1;
+  for (std::size_t i = fingerprint & mask;; i = (i + 1) & mask) {
+    if (fingerprints_[i] == fingerprint) return;
+    if (fingerprints_[i] == 0) {
+      fingerprints_[i] = fingerprint;
+      return;
+    }
+  }
+}
+
+bool NamespacePodIndex::mayHave(std::uint32_t fingerprint) const {
+  const std::size_t mask = fingerprints_.size() - 1;
+  for (std::size_t i = fingerprint & mask;; i = (i + 1) & mask) {
+    if (fingerprints_[i] == fingerprint) return true;
+    if (fingerprints_[i] == 0) return false;
+  }
 }
 
 const NamespacePodIndex::KeyRuns* NamespacePodIndex::findKey(std::string_view key) const {
@@ -121,6 +159,17 @@ NamespacePodIndex::Plan NamespacePodIndex::plan(const labels::Selector& selector
   std::size_t bestSize = pods_.size();
   for (const auto& r : selector.requirements()) {
     if (r.op != labels::Operator::In && r.op != labels::Operator::Exists) continue;
+    const std::uint64_t keyHash = framework::hashString(r.key);
+    const bool absent =
+        r.op == labels::Operator::Exists
+            ? !mayHave(keyFingerprint(keyHash))
+            : std::none_of(r.values.begin(), r.values.end(), [&](const std::string& value) {
+                return mayHave(pairFingerprint(keyHash, framework::hashString(value)));
+              });
+    if (absent) {
+      best.none = true;
+      return best;
+    }
     const KeyRuns* key = findKey(r.key);
     std::size_t size = 0;
     if (key != nullptr) {

@@ -62,6 +62,15 @@ class NamespacePodIndex {
     std::uint32_t lastValue;
   };
 
+  // Whether some pod may have the key (keyFingerprint) or the key with the value
+  // (pairFingerprint): false is sure, true is checked against the runs. A term that spans
+  // every namespace asks each of them, and in most the label is absent: this answers that in
+  // one probe of one small array, where the runs' binary searches cost a cache miss a step.
+  bool mayHave(std::uint32_t fingerprint) const;
+  static std::uint32_t keyFingerprint(std::uint64_t keyHash);
+  static std::uint32_t pairFingerprint(std::uint64_t keyHash, std::uint64_t valueHash);
+  void addFingerprint(std::uint32_t fingerprint);
+
   const KeyRuns* findKey(std::string_view key) const;
   const Run* findValue(const KeyRuns& key, std::string_view value) const;
 
@@ -87,6 +96,9 @@ class NamespacePodIndex {
   std::vector<KeyRuns> keys_;  // sorted by (hash, key)
   std::vector<Run> valueRuns_;
   std::vector<std::uint32_t> postings_;  // indexes into pods_
+  // The fingerprints of every key and (key, value) pair: open addressing, linear probing,
+  // at most half full, 0 for an empty slot; a power of two in size.
+  std::vector<std::uint32_t> fingerprints_;
 };
 
 // What changed in a namespace since its index was built: the Cache serves small changes as
