@@ -121,7 +121,7 @@ ClusterStateCounts loadClusterState(const std::string& path, cache::Cache& cache
   std::string json;
   File file = openAsJson(path, json);
 
-  // Decoding takes about two thirds of loading and filing objects in the cache the rest
+  // Decoding is a little over half of loading's CPU and filing objects in the cache the rest
   // (perf, S4): on two threads they overlap. Objects are filed in file order, on this thread.
   DecodedObjects channel(kBatchesInFlight);
   std::jthread decoder([&] { decodeList(file.get(), path, channel); });
