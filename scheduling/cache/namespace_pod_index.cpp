@@ -11,13 +11,12 @@ namespace scheduling::cache {
 
 namespace {
 
-// The element of [first, last) whose run is labelled `label`, else last; the range is ordered
-// by (hash, label). Found by the hash, so that the search reads the runs' array and, once,
-// the label's bytes, instead of the bytes of a label at every step (they lie in the pods, a
-// cache miss each).
+// The element of [first, last) whose run is labelled `label`, else last; `hash` is
+// framework::hashString(label) and the range is ordered by (hash, label). Found by the hash,
+// so that the search reads the runs' array and, once, the label's bytes, instead of the
+// bytes of a label at every step (they lie in the pods, a cache miss each).
 template <typename It, typename RunOf>
-It findRun(It first, It last, std::string_view label, RunOf runOf) {
-  const std::uint64_t hash = framework::hashString(label);
+It findRun(It first, It last, std::string_view label, std::uint64_t hash, RunOf runOf) {
   auto it = std::lower_bound(first, last, hash,
                              [&](const auto& e, std::uint64_t h) { return runOf(e).hash < h; });
   for (; it != last && runOf(*it).hash == hash; ++it) {
@@ -136,8 +135,9 @@ bool NamespacePodIndex::mayHave(std::uint32_t fingerprint) const {
   }
 }
 
-const NamespacePodIndex::KeyRuns* NamespacePodIndex::findKey(std::string_view key) const {
-  auto it = findRun(keys_.begin(), keys_.end(), key,
+const NamespacePodIndex::KeyRuns* NamespacePodIndex::findKey(std::string_view key,
+                                                             std::uint64_t keyHash) const {
+  auto it = findRun(keys_.begin(), keys_.end(), key, keyHash,
                     [](const KeyRuns& k) -> const Run& { return k.key; });
   return it != keys_.end() ? &*it : nullptr;
 }
@@ -146,7 +146,8 @@ const NamespacePodIndex::Run* NamespacePodIndex::findValue(const KeyRuns& key,
                                                            std::string_view value) const {
   auto first = valueRuns_.begin() + key.firstValue;
   auto last = valueRuns_.begin() + key.lastValue;
-  auto it = findRun(first, last, value, [](const Run& r) -> const Run& { return r; });
+  auto it = findRun(first, last, value, framework::hashString(value),
+                    [](const Run& r) -> const Run& { return r; });
   return it != last ? &*it : nullptr;
 }
 
@@ -170,7 +171,7 @@ NamespacePodIndex::Plan NamespacePodIndex::plan(const labels::Selector& selector
       best.none = true;
       return best;
     }
-    const KeyRuns* key = findKey(r.key);
+    const KeyRuns* key = findKey(r.key, keyHash);
     std::size_t size = 0;
     if (key != nullptr) {
       if (r.op == labels::Operator::Exists) {

@@ -71,7 +71,8 @@ class NamespacePodIndex {
   static std::uint32_t pairFingerprint(std::uint64_t keyHash, std::uint64_t valueHash);
   void addFingerprint(std::uint32_t fingerprint);
 
-  const KeyRuns* findKey(std::string_view key) const;
+  // keyHash is framework::hashString(key), which plan() has already computed.
+  const KeyRuns* findKey(std::string_view key, std::uint64_t keyHash) const;
   const Run* findValue(const KeyRuns& key, std::string_view value) const;
 
   // The smallest candidate set: `all` for every pod, else a key's postings (Exists) or the

@@ -1,6 +1,7 @@
 #include "scheduling/sources/batch_channel.hpp"
 
 #include <boost/test/unit_test.hpp>
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -41,6 +42,9 @@ BOOST_AUTO_TEST_CASE(abandoning_releases_a_waiting_producer) {
   BOOST_TEST(channel.push({1}));
   bool secondPush = true;
   std::jthread producer([&] { secondPush = channel.push({2}); });
+  // Give the producer time to block on the full channel, so that abandon() has to wake it
+  // (were it not woken, join() would never return).
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
   channel.abandon();
   producer.join();
   BOOST_TEST(!secondPush);
