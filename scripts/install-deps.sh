@@ -27,8 +27,12 @@ if [ "${1:-}" = "--image" ]; then
   exit 0
 fi
 
+# prometheus brings promtool, which test/observability runs over the chart's alert rules
+# (`promtool check rules`, `promtool test rules`) and the dashboard's queries, and the server
+# that scrapes the extender in test/observability's Prometheus test. Installing it may start a
+# prometheus service on :9090; the tests use ports of their own.
 packages=(g++ cmake ninja-build rapidjson-dev libssl-dev libyaml-cpp-dev curl python3
-          golang-go golang-github-masterminds-sprig-dev golang-k8s-sigs-yaml-dev)
+          golang-go golang-github-masterminds-sprig-dev golang-k8s-sigs-yaml-dev prometheus)
 [ "${1:-}" = "--hardening" ] && packages+=(clang)
 
 missing=()
