@@ -396,3 +396,26 @@ affinity:
               {{- include "scheduler-extender.selectorLabels" (list (index . 0) (index . 1)) | nindent 14 }}
 {{- end }}
 {{- end }}
+
+{{/*
+The label matchers that pick this release's extenders out of everything Prometheus scrapes:
+prometheusRule.selector, or the labels the ServiceMonitor's targets get (the Prometheus
+Operator sets job to the Service's name and namespace to the Service's namespace).
+*/}}
+{{- define "scheduler-extender.ruleSelector" -}}
+{{- default (printf "job=%q,namespace=%q" (include "scheduler-extender.extenderName" .) .Release.Namespace) .Values.prometheusRule.selector }}
+{{- end }}
+
+{{/*
+A Go duration as the schema allows it (a sum of <integer><unit>, units ms, s, m, h), in
+seconds: for queries that compare with a duration value, such as registration.httpTimeout.
+*/}}
+{{- define "scheduler-extender.seconds" -}}
+{{- $ms := 0 }}
+{{- range regexFindAll "[0-9]+(ms|h|m|s)" . -1 }}
+{{- $n := regexFind "^[0-9]+" . | int }}
+{{- $unit := regexFind "[a-z]+$" . }}
+{{- $ms = add $ms (mul $n (get (dict "ms" 1 "s" 1000 "m" 60000 "h" 3600000) $unit)) }}
+{{- end }}
+{{- divf $ms 1000 }}
+{{- end }}
