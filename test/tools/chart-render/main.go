@@ -2,8 +2,8 @@
 // machines where the helm binary cannot be installed. It uses the same engine
 // pieces as Helm: Go's text/template, the Sprig function library, and
 // sigs.k8s.io/yaml for toYaml/fromYaml, plus Helm's own additions (include, tpl,
-// required, lookup, toYaml, fromYaml, toJson, fromJson) and value merging
-// (values.yaml, then each --values file, then each --set in order).
+// required, lookup, toYaml, fromYaml, toJson, fromJson), .Files (Get and GetBytes only) and
+// value merging (values.yaml, then each --values file, then each --set in order).
 //
 // Usage: chart-render CHART_DIR [--values FILE]... [--set a.b=c]... [--release NAME] [--namespace NS]
 // Output: every rendered manifest, each preceded by "---" and "# Source: <chart>/templates/<file>".
@@ -101,6 +101,48 @@ func parseSet(dst values, expr string) {
 	cur[keys[len(keys)-1]] = val
 }
 
+// chartFiles is Helm's .Files: the chart's files other than its templates, charts and
+// the files Helm reads itself, keyed by their slash-separated path in the chart. Only Get and
+// GetBytes, which the chart uses; .helmignore is not applied (Helm leaves ignored files out).
+type chartFiles map[string][]byte
+
+func loadFiles(chartDir string) chartFiles {
+	files := chartFiles{}
+	skip := map[string]bool{"Chart.yaml": true, "Chart.lock": true, "values.yaml": true,
+		"values.schema.json": true, "requirements.yaml": true, "requirements.lock": true}
+	err := filepath.Walk(chartDir, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(chartDir, path)
+		rel = filepath.ToSlash(rel)
+		if info.IsDir() {
+			if rel == "templates" || rel == "charts" || rel == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if skip[rel] {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files[rel] = data
+		return nil
+	})
+	if err != nil {
+		fail("%v", err)
+	}
+	return files
+}
+
+// Get is a file's content, "" when the chart has no such file (as in Helm).
+func (f chartFiles) Get(name string) string { return string(f[name]) }
+
+func (f chartFiles) GetBytes(name string) []byte { return f[name] }
+
 func toYAML(v interface{}) string {
 	data, err := yaml.Marshal(v)
 	if err != nil {
@@ -159,6 +201,7 @@ func main() {
 		"Release": map[string]interface{}{"Name": release, "Namespace": namespace, "Service": "Helm", "IsInstall": true, "IsUpgrade": false, "Revision": 1},
 		"Chart": map[string]interface{}{"Name": chartName, "Version": chart["version"], "AppVersion": chart["appVersion"],
 			"Description": chart["description"], "ApiVersion": chart["apiVersion"]},
+		"Files": loadFiles(chartDir),
 		"Capabilities": map[string]interface{}{"KubeVersion": map[string]interface{}{"Version": "v1.31.0", "Major": "1", "Minor": "31", "GitVersion": "v1.31.0"},
 			"APIVersions": []string{"v1", "apps/v1", "rbac.authorization.k8s.io/v1", "policy/v1", "monitoring.coreos.com/v1"}},
 	}
