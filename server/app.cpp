@@ -289,12 +289,13 @@ int serve(const Options& options) {
   std::atomic<bool> draining{false};
 
   const HttpServerOptions listening = serverOptions(options, cpus);
-  HttpServer server(listening,
-                    RouterContext{scheduler, *cache, metrics,
-                                  [&] { return live ? live->source->synced() : fileLoaded.load(); },
-                                  [&draining] { return draining.load(); },
-                                  live ? live->binder.get() : nullptr, &inFlight},
-                    compute);
+  HttpServer server(
+      listening,
+      RouterContext{scheduler, *cache, metrics,
+                    [&] { return live ? live->source->synced() : fileLoaded.load(); },
+                    [&draining] { return draining.load(); }, live ? live->binder.get() : nullptr,
+                    &inFlight, live ? live->source.get() : nullptr},
+      compute);
   startServing(server, listening, *framework);
 
   // Serving first, loading second: /healthz answers and /readyz says 503 meanwhile.

@@ -202,6 +202,18 @@ std::string Metrics::render(const CacheSizes& cache) const {
     out.append("\",reason=\"").append(key.second).append("\"} ");
     out.append(std::to_string(count)).append("\n");
   }
+  appendHeader(out, "scheduler_extender_watch_idle_seconds", "gauge",
+               "Seconds since the API server last sent anything on the resource's list or "
+               "watch (an object, an event, a bookmark, or a successful answer's headers), by "
+               "resource; a quiet watch is re-opened every " +
+                   std::to_string(ReflectorOptions{}.idleTimeout.count()) +
+                   " s, so more than that means the API server does not answer.");
+  for (const auto& [resource, seconds] : cache.watchIdleSeconds) {
+    out.append("scheduler_extender_watch_idle_seconds{resource=\"").append(resource);
+    out.append("\"} ");
+    appendNumber(out, seconds);
+    out.append("\n");
+  }
   appendCounters(out, "scheduler_extender_bindings_total",
                  "Bindings asked for by /bind, by result (bound, refused, conflict, not_found, "
                  "rejected, unreachable, no_api_server).",

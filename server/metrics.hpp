@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "scheduling/framework/runtime/metrics_recorder.hpp"
 
@@ -43,6 +44,9 @@ struct CacheSizes {
   std::size_t inFlightPods = 0;
   std::size_t waitingRequests = 0;
   std::size_t bindRequests = 0;  // /binds not answered yet
+  // Per resource the informers follow, seconds since the API server last sent anything on
+  // its list or watch; empty with a cluster-state file.
+  std::vector<std::pair<std::string, double>> watchIdleSeconds{};
 };
 
 class Metrics final : public scheduling::framework::runtime::MetricsRecorder {

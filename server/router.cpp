@@ -12,6 +12,7 @@
 
 #include "scheduling/api/decode_error.hpp"
 #include "scheduling/api/json/extender_codec.hpp"
+#include "scheduling/sources/api_source.hpp"
 #include "server/explain_json.hpp"
 #include "server/logging.hpp"
 
@@ -171,6 +172,13 @@ void metrics(const RouterContext& c, const ExchangePtr& ex) {
     sizes.waitingRequests = c.inFlight->numWaiting();
   }
   if (c.binder != nullptr) sizes.bindRequests = c.binder->numPending();
+  if (c.source != nullptr) {
+    const auto now = std::chrono::steady_clock::now();
+    for (const auto& [resource, heard] : c.source->lastHeard()) {
+      sizes.watchIdleSeconds.emplace_back(std::string(resource),
+                                          std::chrono::duration<double>(now - heard).count());
+    }
+  }
   ex->answer(
       {http::status::ok, c.metrics.render(sizes), "text/plain; version=0.0.4; charset=utf-8"});
 }

@@ -14,6 +14,10 @@
 #include "server/metrics.hpp"
 #include "server/streamed_args.hpp"
 
+namespace scheduling::sources {
+class ApiSource;
+}  // namespace scheduling::sources
+
 namespace server {
 
 namespace http = boost::beast::http;
@@ -35,6 +39,9 @@ struct RouterContext {
   scheduling::binding::Binder* binder = nullptr;
   // The pods in flight, for the gauges; null when none are tracked.
   const scheduling::InFlightPods* inFlight = nullptr;
+  // The informers, for how long each has not heard from the API server; null with a
+  // cluster-state file.
+  const scheduling::sources::ApiSource* source = nullptr;
 };
 
 // Which endpoints a listener serves: all of them on the one --listen, or, with

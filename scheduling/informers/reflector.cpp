@@ -118,7 +118,8 @@ Reflector<T>::Reflector(Resource resource, ApiConnection& connection, CacheStore
       options_(options),
       backoff_(options.initialBackoff, options.maxBackoff, seed),
       random_(seed),
-      timer_(connection.executor()) {}
+      timer_(connection.executor()),
+      lastHeard_(std::chrono::steady_clock::now().time_since_epoch().count()) {}
 
 template <typename T>
 void Reflector<T>::stop() {
@@ -200,6 +201,7 @@ net::awaitable<void> Reflector<T>::list() {
       if (status == http::status::gone) throw Restart{"expired", detail, true, false};
       throw Restart{"list_error", detail, true, true};
     }
+    heard();
     const auto meta = co_await readListPage(summary);
     continueToken = meta.continueToken;
     resourceVersion = meta.resourceVersion;
@@ -229,6 +231,7 @@ net::awaitable<api::json::ListMeta> Reflector<T>::readListPage(ListSummary& summ
     } catch (const boost::system::system_error& e) {
       throw restartFor(e, false);
     }
+    if (!bytes.empty()) heard();
     splitter.append(bytes);
     for (auto text = splitter.nextItem(); !text.empty(); text = splitter.nextItem()) {
       store_.replaceItem(api::json::decodeListItem<T>(text, splitter.itemsSeen() - 1));
@@ -272,6 +275,7 @@ net::awaitable<void> Reflector<T>::watch() {
     throw refusedWatch(code, message, detail, "watch_error");
   }
   backoff_.reset();  // the API server answers again
+  heard();
   try {
     co_await readEvents();
   } catch (const boost::system::system_error& e) {
@@ -286,16 +290,17 @@ net::awaitable<void> Reflector<T>::readEvents() {
   for (bool more = true; more;) {
     bytes.clear();
     more = co_await connection_.readSome(bytes, options_.idleTimeout);
+    if (!bytes.empty()) heard();
     framer.append(bytes);
     for (auto text = framer.next(); !text.empty(); text = framer.next()) {
       auto event = api::json::decodeWatchEvent<T>(text);
       observer_.watchEvent(resource_.name, typeName(event.type));
       if (event.type == WatchEventType::Error) {
         const auto& s = event.status;
-        throw refusedWatch(static_cast<unsigned>(s.code), s.message,
-                           "ERROR event " + std::to_string(s.code) + " " + s.reason + ": " +
-                               s.message,
-                           "error_event");
+        throw refusedWatch(
+            static_cast<unsigned>(s.code), s.message,
+            "ERROR event " + std::to_string(s.code) + " " + s.reason + ": " + s.message,
+            "error_event");
       }
       if (!event.resourceVersion.empty()) resourceVersion_ = std::move(event.resourceVersion);
       if (event.type == WatchEventType::Bookmark) continue;

@@ -73,6 +73,16 @@ class Reflector {
   // Whether the first list has been applied.
   bool synced() const { return synced_.load(); }
 
+  // When the API server last said something on this resource's list or watch: a successful
+  // answer's headers (so a quiet watch re-opened after the idle timeout counts) or any bytes
+  // of a list page or of the watch stream (objects, events, bookmarks); the reflector's
+  // construction before that. An error answer does not count: it keeps nothing up to date.
+  // Safe to read from any thread.
+  std::chrono::steady_clock::time_point lastHeard() const {
+    return std::chrono::steady_clock::time_point(
+        std::chrono::steady_clock::duration(lastHeard_.load(std::memory_order_relaxed)));
+  }
+
   const Resource& resource() const { return resource_; }
 
  private:
@@ -83,6 +93,11 @@ class Reflector {
   boost::asio::awaitable<std::string> readErrorBody();
   std::string listTarget(const std::string& continueToken) const;
   std::string watchTarget();
+  // On the executor, for every read: one relaxed store, read by whoever renders the age.
+  void heard() {
+    lastHeard_.store(std::chrono::steady_clock::now().time_since_epoch().count(),
+                     std::memory_order_relaxed);
+  }
 
   Resource resource_;
   ApiConnection& connection_;
@@ -97,6 +112,7 @@ class Reflector {
   bool needList_ = true;
   bool stopped_ = false;
   std::atomic<bool> synced_{false};
+  std::atomic<std::chrono::steady_clock::rep> lastHeard_;
 };
 
 }  // namespace scheduling::informers

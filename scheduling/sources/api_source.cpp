@@ -98,4 +98,10 @@ bool ApiSource::synced() const {
   return namespaces_->reflector.synced() && nodes_->reflector.synced() && pods_->reflector.synced();
 }
 
+std::array<ApiSource::LastHeard, 3> ApiSource::lastHeard() const {
+  return {{{namespaces_->reflector.resource().name, namespaces_->reflector.lastHeard()},
+           {nodes_->reflector.resource().name, nodes_->reflector.lastHeard()},
+           {pods_->reflector.resource().name, pods_->reflector.lastHeard()}}};
+}
+
 }  // namespace scheduling::sources

@@ -1,9 +1,13 @@
 #pragma once
 
+#include <array>
 #include <boost/asio/io_context.hpp>
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <string_view>
 #include <thread>
+#include <utility>
 
 #include "scheduling/cache/cache.hpp"
 #include "scheduling/informers/client_config.hpp"
@@ -36,6 +40,11 @@ class ApiSource {
 
   // Whether every informer has applied its first full list (readiness).
   bool synced() const;
+
+  // When each informer last heard from the API server (Reflector::lastHeard), by resource:
+  // namespaces, nodes, pods. Safe to call from any thread.
+  using LastHeard = std::pair<std::string_view, std::chrono::steady_clock::time_point>;
+  std::array<LastHeard, 3> lastHeard() const;
 
  private:
   template <typename T>

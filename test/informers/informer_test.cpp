@@ -9,7 +9,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <ostream>
 #include <random>
 #include <set>
 #include <thread>
@@ -222,13 +224,54 @@ void seed(ApiServerDouble& server, int nodes, int pods) {
 }
 
 struct Fixture {
-  explicit Fixture(ApiServerDouble::Options options = {})
-      : server(std::move(options)), source(configFor(server), cache, observer, fastOptions()) {}
+  explicit Fixture(ApiServerDouble::Options options = {},
+                   scheduling::informers::ReflectorOptions reflector = fastOptions())
+      : server(std::move(options)), source(configFor(server), cache, observer, reflector) {}
 
   ApiServerDouble server;
   scheduling::cache::Cache cache;
   RecordingObserver observer;
   scheduling::sources::ApiSource source;
+};
+
+// When the informer of `resource` last heard from the API server.
+std::chrono::steady_clock::time_point lastHeard(const scheduling::sources::ApiSource& source,
+                                                std::string_view resource) {
+  for (const auto& [name, at] : source.lastHeard()) {
+    if (name == resource) return at;
+  }
+  BOOST_FAIL("no informer for " << resource);
+  return {};
+}
+
+// Something the API server sends on the nodes watch after a stall, and the idle timeout the
+// informers run with: the idle age must grow while the watch is silent and reset once the
+// server is heard again.
+struct HearingCase {
+  std::string name;
+  std::chrono::seconds idleTimeout;
+  std::function<void(Fixture&)> speak;  // called until the age resets
+  std::string wantEvent;                // what the informer saw, or ""
+  std::string wantRestart;              // why it started over, or ""
+};
+std::ostream& operator<<(std::ostream& out, const HearingCase& c) { return out << c.name; }
+
+const std::vector<HearingCase> kHearingCases = {
+    {"a bookmark", 30s,
+     [](Fixture& f) {
+       f.server.stallWatches(false);
+       f.server.sendBookmarks();
+     },
+     "nodes BOOKMARK", ""},
+    {"a watch event", 30s,
+     [](Fixture& f) {
+       f.server.stallWatches(false);
+       f.server.put("nodes", node("node-late", "zone-0"));
+     },
+     "nodes ADDED", ""},
+    // The stall goes on: the informer gives up on the silent watch and opens a new one, whose
+    // answer is the server speaking.
+    {"a watch re-opened after the idle timeout", 1s, [](Fixture&) {}, "", "nodes idle"},
 };
 
 int count(const std::vector<std::string>& requests, const std::string& what) {
@@ -482,6 +525,53 @@ BOOST_AUTO_TEST_CASE(bookmarks_advance_without_changing_the_cache) {
     std::lock_guard lock(f.observer.mutex);
     return f.observer.events["pods BOOKMARK"] >= 1 && f.observer.events["nodes BOOKMARK"] >= 1;
   }));
+  BOOST_TEST(converges(f.server, f.cache));
+}
+
+BOOST_DATA_TEST_CASE(the_idle_age_grows_in_a_stall_and_resets_when_the_server_speaks,
+                     boost::unit_test::data::make(kHearingCases), c) {
+  auto options = fastOptions();
+  options.idleTimeout = c.idleTimeout;
+  Fixture f({}, options);
+  seed(f.server, 2, 2);
+  f.source.start();
+  BOOST_TEST(eventually([&] { return f.source.synced(); }));
+
+  f.server.stallWatches(true);
+  // Nothing arrives (a watch's answer in flight at the stall aside): the age grows.
+  BOOST_TEST(eventually(
+      [&] { return std::chrono::steady_clock::now() - lastHeard(f.source, "nodes") >= 300ms; }));
+  const auto stalled = lastHeard(f.source, "nodes");
+
+  BOOST_TEST(eventually([&] {
+    c.speak(f);
+    return lastHeard(f.source, "nodes") > stalled;
+  }));
+  if (!c.wantEvent.empty()) {
+    BOOST_TEST(f.observer.eventsOf(c.wantEvent) >= 1);
+    BOOST_TEST(f.observer.restartsFor("nodes idle") == 0);  // not heard by re-watching
+  }
+  if (!c.wantRestart.empty()) BOOST_TEST(f.observer.restartsFor(c.wantRestart) >= 1);
+  f.server.stallWatches(false);
+}
+
+// An error answer keeps nothing up to date: a watch that fails again and again is not the
+// server being heard.
+BOOST_AUTO_TEST_CASE(error_answers_do_not_reset_the_idle_age) {
+  Fixture f;
+  seed(f.server, 2, 2);
+  f.source.start();
+  BOOST_TEST(eventually([&] { return f.source.synced(); }));
+
+  f.server.failNextRequests(1000000, 500);
+  f.server.dropWatches();
+  BOOST_TEST(eventually([&] { return f.observer.restartsFor("nodes watch_error") >= 3; }));
+  const auto failing = lastHeard(f.source, "nodes");
+  BOOST_TEST(eventually([&] { return f.observer.restartsFor("nodes watch_error") >= 5; }));
+  BOOST_TEST((lastHeard(f.source, "nodes") == failing));
+
+  f.server.failNextRequests(0, 500);
+  BOOST_TEST(eventually([&] { return lastHeard(f.source, "nodes") > failing; }));
   BOOST_TEST(converges(f.server, f.cache));
 }
 
