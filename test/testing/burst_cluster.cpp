@@ -70,10 +70,14 @@ std::vector<PodOutcome> BurstCluster::schedule(const std::vector<LoopPod>& pods,
   SchedulerLoop::Options options{process->port(), nodeNames, order};
   if (apiBinds) options.apiServerPort = server.port();
   options.maxAttempts = maxAttempts;
+  options.metricsPort = process->metricsPort();
   return SchedulerLoop(options).run(pods);
 }
 
-std::string BurstCluster::metrics() { return HttpClient(process->port()).get("/metrics").body; }
+std::string BurstCluster::metrics() {
+  const std::uint16_t port = process->metricsPort() != 0 ? process->metricsPort() : process->port();
+  return HttpClient(port).get("/metrics").body;
+}
 
 double metricValue(const std::string& text, const std::string& series) {
   const auto at = text.find("\n" + series + " ");

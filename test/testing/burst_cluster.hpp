@@ -34,6 +34,7 @@ struct BurstCluster {
   // `maxAttempts`: a pod whose /bind fails is scheduled again, up to this many times in all.
   std::vector<PodOutcome> schedule(const std::vector<LoopPod>& pods, BindOrder order,
                                    bool apiBinds = false, int maxAttempts = 1);
+  // The extender's /metrics (on its --metrics-listen port when `flags` asked for one).
   std::string metrics();
 
   ApiServerDouble server;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
@@ -133,8 +134,11 @@ void bindPod(const SchedulerLoop::Options& options, const LoopPod& pod, PodOutco
              Signal& written, const std::function<void(const std::string&)>& fail) {
   try {
     HttpClient client(options.port);
+    // With --metrics-listen the gauge is on a port of its own.
+    std::optional<HttpClient> metrics;
+    if (options.metricsPort != 0) metrics.emplace(options.metricsPort);
     if (nextFilterAnswered &&
-        !nextFilterStarted(*nextFilterAnswered, client,
+        !nextFilterStarted(*nextFilterAnswered, metrics ? *metrics : client,
                            std::chrono::steady_clock::now() + options.holdDeadline)) {
       fail("the /bind of " + outcome.name + " waited in vain for the next /filter to be " +
            "answered or held (" + std::string(kWaitingGauge) + " stayed 0)");

@@ -60,6 +60,8 @@ class SchedulerLoop {
     // this port instead of calling the extender's /bind (0: /bind).
     std::uint16_t apiServerPort = 0;
     int maxAttempts = 1;  // per pod: 1 never retries a failed binding
+    // Where the extender serves /metrics when started with --metrics-listen (0: on `port`).
+    std::uint16_t metricsPort = 0;
   };
 
   explicit SchedulerLoop(Options options);
