@@ -180,6 +180,14 @@ const std::vector<InvalidCase> kInvalid = {
      "additionalProperties"},
     {"non-string label", "serviceMonitor: {labels: {release: 1}}", "type"},
     {"global that is not a map", "global: 3", "type"},
+    {"error share over 100 percent", "prometheusRule: {alerts: {errors: {percent: 500}}}",
+     "maximum"},
+    {"misspelt alert", "prometheusRule: {alerts: {watchIdel: {seconds: 60}}}",
+     "additionalProperties"},
+    {"alert for: without a unit", "prometheusRule: {alerts: {down: {for: \"5\"}}}", "pattern"},
+    {"watch silence of no seconds", "prometheusRule: {alerts: {watchIdle: {seconds: 0}}}",
+     "minimum"},
+    {"dashboard label that is empty", "grafanaDashboard: {label: \"\"}", "minLength"},
 };
 
 struct ValidCase {
