@@ -211,6 +211,10 @@ BOOST_AUTO_TEST_CASE(metrics_count_requests_by_endpoint_and_code) {
       std::string::npos);
   BOOST_TEST(text.find("# TYPE scheduler_extender_watch_events_total counter\n") !=
              std::string::npos);
+  // No informers (a cluster-state file): the idle gauge is declared, with no series.
+  BOOST_TEST(text.find("# TYPE scheduler_extender_watch_idle_seconds gauge\n") !=
+             std::string::npos);
+  BOOST_TEST(text.find("scheduler_extender_watch_idle_seconds{") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(request_ids_are_echoed_or_generated) {
