@@ -71,6 +71,7 @@ struct PodRecord {
 struct NamespaceState {
   std::vector<PodRecord*> pods;
   std::shared_ptr<const NamespacePodIndex> index;
+  std::uint64_t indexSerial = 0;  // index->serial(), kept here so publishing need not read it
   std::vector<PodRecord*> added;
   std::vector<const framework::PodInfo*> removed;
   std::shared_ptr<const NamespacePodDelta> publishedDelta;  // null when stale
@@ -124,6 +125,9 @@ struct Cache::State {
 
   Snapshot::NamespaceLabels namespaces;
   std::shared_ptr<const NamespaceDirectory> publishedNamespaces;
+  // What terms spanning every namespace may match where, kept across snapshots.
+  std::shared_ptr<SpanningSelectorMemo> spanningSelectors =
+      std::make_shared<SpanningSelectorMemo>();
   // Nominator: node → pods nominated to it, in nomination order (nominator.go).
   NominatedPodsByNode nominated;
   std::map<std::string, NominatedNamespace, std::less<>> nominatedByNamespace;
@@ -252,6 +256,7 @@ struct Cache::State {
       record->indexed = true;
     }
     ns.index = std::make_shared<const NamespacePodIndex>(name, std::move(entries));
+    ns.indexSerial = ns.index->serial();
     ns.added.clear();
     ns.removed.clear();
     ns.publishedDelta.reset();
@@ -278,9 +283,9 @@ struct Cache::State {
   Snapshot::NamespacePods publishNamespace(const std::string& name, NamespaceState& ns) {
     if (needsIndex(ns)) {
       rebuildIndex(name, ns);
-      return {ns.index, nullptr};
+      return {ns.index, nullptr, ns.indexSerial};
     }
-    if (ns.added.empty() && ns.removed.empty()) return {ns.index, nullptr};
+    if (ns.added.empty() && ns.removed.empty()) return {ns.index, nullptr, ns.indexSerial};
     if (!ns.publishedDelta) {
       auto delta = std::make_shared<NamespacePodDelta>();
       delta->added.reserve(ns.added.size());
@@ -289,7 +294,7 @@ struct Cache::State {
       std::sort(delta->removed.begin(), delta->removed.end());
       ns.publishedDelta = std::move(delta);
     }
-    return {ns.index, ns.publishedDelta};
+    return {ns.index, ns.publishedDelta, ns.indexSerial};
   }
 
   void removePod(const std::string& uid) {
@@ -535,6 +540,7 @@ void Cache::publish() {
     s.publishedNamespaces = std::make_shared<const NamespaceDirectory>(s.namespaces);
   }
   parts.namespaces = s.publishedNamespaces;
+  parts.spanningSelectors = s.spanningSelectors;
   if (!s.publishedNominated) {
     std::vector<std::shared_ptr<const NamespacePodIndex>> byNamespace;
     byNamespace.reserve(s.nominatedByNamespace.size());

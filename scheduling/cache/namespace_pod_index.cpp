@@ -1,6 +1,7 @@
 #include "scheduling/cache/namespace_pod_index.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <tuple>
 #include <unordered_map>
@@ -10,6 +11,11 @@
 namespace scheduling::cache {
 
 namespace {
+
+std::uint64_t nextSerial() {
+  static std::atomic<std::uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 // The element of [first, last) whose run is labelled `label`, else last; `hash` is
 // framework::hashString(label) and the range is ordered by (hash, label). Found by the hash,
@@ -28,7 +34,7 @@ It findRun(It first, It last, std::string_view label, std::uint64_t hash, RunOf 
 }  // namespace
 
 NamespacePodIndex::NamespacePodIndex(std::string ns, std::vector<Entry> pods)
-    : ns_(std::move(ns)), pods_(std::move(pods)) {
+    : ns_(std::move(ns)), serial_(nextSerial()), pods_(std::move(pods)) {
   // Keys are few and shared by most pods: number them once so the sort below compares
   // integers instead of equal key strings.
   std::unordered_map<std::string_view, std::uint32_t> keyIds;

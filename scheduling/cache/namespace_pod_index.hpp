@@ -36,6 +36,15 @@ class NamespacePodIndex {
 
   const std::string& ns() const { return ns_; }
   std::size_t size() const { return pods_.size(); }
+  // Unique to this index among all built in the process: what SpanningSelectorMemo tells
+  // indexes apart by, where an address could be reused.
+  std::uint64_t serial() const { return serial_; }
+
+  // Whether some pod here may match `selector`: false is sure (forEachMatching would visit
+  // none), true means forEachMatching has candidates to check.
+  bool mayHold(const labels::Selector& selector) const {
+    return !pods_.empty() && !plan(selector).none;
+  }
 
   // Calls fn(const Entry&) for every pod `selector` matches, each once. The candidates are
   // none for Nothing; else the postings of the most selective `In` or `Exists` requirement
@@ -90,6 +99,7 @@ class NamespacePodIndex {
   }
 
   std::string ns_;
+  std::uint64_t serial_;
   std::vector<Entry> pods_;
   // The keys' bytes, back to back (keys_ views them); values are views into the label strings
   // of the pods held by pods_.

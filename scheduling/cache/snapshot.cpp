@@ -16,6 +16,7 @@ Snapshot::Snapshot(Parts parts)
       names_(std::move(parts.names)),
       topology_(std::move(parts.topology)),
       namespacePods_(std::move(parts.namespacePods)),
+      spanningSelectors_(std::move(parts.spanningSelectors)),
       existingTerms_(std::move(parts.existingTerms)),
       namespaces_(std::move(parts.namespaces)),
       nominated_(std::move(parts.nominated)) {
@@ -27,6 +28,13 @@ Snapshot::Snapshot(Parts parts)
     if (!info->podsWithRequiredAntiAffinity().empty()) {
       havePodsWithRequiredAntiAffinity_.push_back(info.get());
     }
+  }
+  namespaceIndexes_.reserve(namespacePods_.size());
+  namespaceSerials_.reserve(namespacePods_.size());
+  for (std::uint32_t i = 0; i < namespacePods_.size(); ++i) {
+    namespaceIndexes_.push_back(namespacePods_[i].index.get());
+    namespaceSerials_.push_back(namespacePods_[i].serial);
+    if (namespacePods_[i].delta) namespacesWithDelta_.push_back(i);
   }
   nominatedBySlot_.resize(nodeBySlot_.size());
   nominated_->forEachNode(
@@ -92,10 +100,35 @@ void Snapshot::forEachNominatedPodWithRequiredAntiAffinitySelecting(
 void Snapshot::forEachPodMatching(
     const framework::AffinityTerm& term,
     const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const {
+  if (spanningSelectors_ && !term.selector.isNothing() &&
+      term.namespaceSelector.matches(kNoLabels)) {
+    forEachPodMatchingInEvery(term, fn);
+    return;
+  }
   forEachNamespaceSelectedBy(
       term, std::span(namespacePods_),
       [](const NamespacePods& pods) -> const std::string& { return pods.index->ns(); },
       [&](const NamespacePods& pods) { forEachPodMatchingIn(pods, term, fn); });
+}
+
+void Snapshot::forEachPodMatchingInEvery(
+    const framework::AffinityTerm& term,
+    const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const {
+  // The memo's candidates and the namespaces with an overlay (whose added pods it has not
+  // seen), merged so that namespaces are visited in name order, each once, as before.
+  auto delta = namespacesWithDelta_.begin();
+  const auto visitDeltasBefore = [&](std::uint32_t position) {
+    for (; delta != namespacesWithDelta_.end() && *delta < position; ++delta) {
+      forEachPodMatchingIn(namespacePods_[*delta], term, fn);
+    }
+  };
+  spanningSelectors_->forEachCandidate(
+      term.selector, namespaceIndexes_, namespaceSerials_, [&](std::uint32_t position) {
+        visitDeltasBefore(position);
+        if (delta != namespacesWithDelta_.end() && *delta == position) ++delta;
+        forEachPodMatchingIn(namespacePods_[position], term, fn);
+      });
+  visitDeltasBefore(static_cast<std::uint32_t>(namespacePods_.size()));
 }
 
 void Snapshot::forEachPodMatchingIn(

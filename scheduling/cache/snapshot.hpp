@@ -15,6 +15,7 @@
 #include "scheduling/cache/namespace_pod_index.hpp"
 #include "scheduling/cache/node_name_index.hpp"
 #include "scheduling/cache/nominated_pod_index.hpp"
+#include "scheduling/cache/spanning_selector_memo.hpp"
 #include "scheduling/framework/listers.hpp"
 #include "scheduling/framework/types.hpp"
 
@@ -99,6 +100,7 @@ class Snapshot final : public framework::SharedLister {
   struct NamespacePods {
     std::shared_ptr<const NamespacePodIndex> index;
     std::shared_ptr<const NamespacePodDelta> delta;
+    std::uint64_t serial = 0;  // index->serial()
   };
 
   // What the Cache hands over; the lists and lookups are derived from it.
@@ -115,6 +117,8 @@ class Snapshot final : public framework::SharedLister {
     ExistingTerms existingTerms;
     std::shared_ptr<const NamespaceDirectory> namespaces;
     std::shared_ptr<const NominatedPodIndex> nominated;
+    // Shared by the Cache's snapshots; null: terms spanning every namespace ask each one.
+    std::shared_ptr<SpanningSelectorMemo> spanningSelectors;
   };
 
   explicit Snapshot(Parts parts);
@@ -131,7 +135,19 @@ class Snapshot final : public framework::SharedLister {
       const NamespacePods& pods, const framework::AffinityTerm& term,
       const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const;
 
+  // Pods in every namespace the term selects; a term spanning all of them goes through the
+  // memo, which skips the namespaces whose index cannot match.
+  void forEachPodMatchingInEvery(
+      const framework::AffinityTerm& term,
+      const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const;
+
   std::vector<NamespacePods> namespacePods_;
+  // namespacePods_'s indexes and their serials, side by side for SpanningSelectorMemo; and
+  // the positions with an overlay, which the memo does not see.
+  std::vector<const NamespacePodIndex*> namespaceIndexes_;
+  std::vector<std::uint64_t> namespaceSerials_;
+  std::vector<std::uint32_t> namespacesWithDelta_;
+  std::shared_ptr<SpanningSelectorMemo> spanningSelectors_;
   ExistingTerms existingTerms_;
   std::shared_ptr<const NamespaceDirectory> namespaces_;
   std::shared_ptr<const NominatedPodIndex> nominated_;

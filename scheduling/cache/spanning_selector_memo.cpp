@@ -1,0 +1,66 @@
+#include "scheduling/cache/spanning_selector_memo.hpp"
+
+#include <utility>
+
+namespace scheduling::cache {
+
+std::size_t SpanningSelectorMemo::size() const {
+  std::lock_guard lock(mutex_);
+  return entries_.size();
+}
+
+// The requirements, sorted and unique already, written out with separators no label key or
+// value can hold (validation admits neither '\0' nor '\1').
+std::string SpanningSelectorMemo::keyOf(const labels::Selector& selector) {
+  std::string key(1, selector.isNothing() ? 'N' : selector.isEverything() ? 'E' : 'R');
+  for (const auto& r : selector.requirements()) {
+    key += r.key;
+    key += '\1';
+    key += static_cast<char>('0' + static_cast<int>(r.op));
+    for (const auto& value : r.values) {
+      key += '\1';
+      key += value;
+    }
+    key += '\0';
+  }
+  return key;
+}
+
+std::shared_ptr<const SpanningSelectorMemo::Entry> SpanningSelectorMemo::find(
+    const std::string& key) const {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(key);
+  return it != entries_.end() ? it->second : nullptr;
+}
+
+void SpanningSelectorMemo::store(std::string key, std::shared_ptr<const Entry> entry) {
+  std::lock_guard lock(mutex_);
+  // Forgetting everything at the bound keeps the memo simple; the terms a cluster's
+  // workloads carry are far fewer.
+  if (entries_.size() >= kMaxEntries && !entries_.contains(key)) entries_.clear();
+  entries_.insert_or_assign(std::move(key), std::move(entry));
+}
+
+std::shared_ptr<const SpanningSelectorMemo::Entry> SpanningSelectorMemo::refresh(
+    const Entry* previous, const labels::Selector& selector,
+    std::span<const NamespacePodIndex* const> indexes, std::span<const std::uint64_t> serials) {
+  auto entry = std::make_shared<Entry>();
+  entry->serials.assign(serials.begin(), serials.end());
+  // A position whose index is the one probed before keeps its verdict. Serials are unique,
+  // so this holds even after namespaces came or went and positions moved.
+  const std::size_t known = previous != nullptr ? previous->serials.size() : 0;
+  std::size_t before = 0;  // into previous->candidates, ascending like i
+  for (std::uint32_t i = 0; i < indexes.size(); ++i) {
+    bool candidate = false;
+    if (i < known && previous->serials[i] == serials[i]) {
+      while (before < previous->candidates.size() && previous->candidates[before] < i) ++before;
+      candidate = before < previous->candidates.size() && previous->candidates[before] == i;
+    } else {
+      candidate = indexes[i]->mayHold(selector);
+    }
+    if (candidate) entry->candidates.push_back(i);
+  }
+  return entry;
+}
+
+}  // namespace scheduling::cache

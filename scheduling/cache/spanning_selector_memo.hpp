@@ -1,0 +1,77 @@
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "scheduling/cache/namespace_pod_index.hpp"
+#include "scheduling/labels/selector.hpp"
+
+namespace scheduling::cache {
+
+// Which namespaces' pod indexes may hold a pod a label selector matches, remembered across
+// snapshots for the terms that span every namespace (`namespaceSelector: {}`).
+//
+// Such a term asks every namespace's index, and in most the label is absent: at 1,500
+// namespaces that is 1,500 scattered probes (a cache miss or two each) on every request,
+// a cost that grows with the cluster, not with the pods that match. The answer only changes
+// where an index is rebuilt, so an entry keeps, per namespace, the serial of the index it
+// probed and whether that index may match; a later request compares serials (one
+// sequential pass) and probes again only the namespaces whose index changed. Entries are
+// checked against the snapshot that asks, never trusted: the memo is only a shortcut.
+//
+// Shared by every snapshot of one Cache; requests on any thread consult and refresh it.
+class SpanningSelectorMemo {
+ public:
+  // Calls visit(position) in ascending order for every position of `indexes` (a snapshot's
+  // namespaces, sorted by name) whose index may hold a pod `selector` matches: those
+  // NamespacePodIndex::mayHold admits. `serials[i]` is indexes[i]->serial().
+  template <typename Visit>
+  void forEachCandidate(const labels::Selector& selector,
+                        std::span<const NamespacePodIndex* const> indexes,
+                        std::span<const std::uint64_t> serials, Visit&& visit);
+
+  // Remembered selectors; a bounded number, so a stream of distinct selectors costs at most
+  // that many entries.
+  std::size_t size() const;
+  static constexpr std::size_t kMaxEntries = 512;
+
+ private:
+  struct Entry {
+    std::vector<std::uint64_t> serials;     // by position, as probed
+    std::vector<std::uint32_t> candidates;  // positions whose index may match, ascending
+  };
+
+  static std::string keyOf(const labels::Selector& selector);
+  std::shared_ptr<const Entry> find(const std::string& key) const;
+  void store(std::string key, std::shared_ptr<const Entry> entry);
+  static std::shared_ptr<const Entry> refresh(const Entry* previous,
+                                              const labels::Selector& selector,
+                                              std::span<const NamespacePodIndex* const> indexes,
+                                              std::span<const std::uint64_t> serials);
+
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<const Entry>> entries_;
+};
+
+template <typename Visit>
+void SpanningSelectorMemo::forEachCandidate(const labels::Selector& selector,
+                                            std::span<const NamespacePodIndex* const> indexes,
+                                            std::span<const std::uint64_t> serials, Visit&& visit) {
+  std::string key = keyOf(selector);
+  std::shared_ptr<const Entry> entry = find(key);
+  if (!entry ||
+      !std::equal(serials.begin(), serials.end(), entry->serials.begin(), entry->serials.end())) {
+    entry = refresh(entry.get(), selector, indexes, serials);
+    store(std::move(key), entry);
+  }
+  for (std::uint32_t position : entry->candidates) visit(position);
+}
+
+}  // namespace scheduling::cache

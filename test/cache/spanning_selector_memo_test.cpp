@@ -1,0 +1,162 @@
+#include "scheduling/cache/spanning_selector_memo.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "test/testing/wrappers.hpp"
+
+namespace scheduling::cache {
+namespace {
+
+using labels::Operator;
+using labels::Requirement;
+using labels::Selector;
+using ::testing::MakePod;
+using Positions = std::vector<std::uint32_t>;
+
+// A namespace's index over pods with the given label sets.
+std::shared_ptr<const NamespacePodIndex> index(const std::string& ns,
+                                               const std::vector<api::Labels>& podLabels) {
+  std::vector<NamespacePodIndex::Entry> entries;
+  int i = 0;
+  for (const auto& labels : podLabels) {
+    const auto pod = MakePod().name(ns + "-" + std::to_string(i++)).ns(ns).labels(labels).obj();
+    entries.push_back(
+        {std::make_shared<const framework::PodInfo>(std::make_shared<const api::Pod>(pod)), 0});
+  }
+  return std::make_shared<const NamespacePodIndex>(ns, std::move(entries));
+}
+
+api::Labels labelSet(std::initializer_list<std::pair<std::string, std::string>> pairs) {
+  api::Labels labels;
+  for (const auto& [k, v] : pairs) labels.set(k, v);
+  return labels;
+}
+
+// A snapshot's view of its namespaces, as Snapshot hands it to the memo.
+struct Namespaces {
+  std::vector<std::shared_ptr<const NamespacePodIndex>> held;
+  std::vector<const NamespacePodIndex*> indexes;
+  std::vector<std::uint64_t> serials;
+
+  void add(std::shared_ptr<const NamespacePodIndex> index) {
+    indexes.push_back(index.get());
+    serials.push_back(index->serial());
+    held.push_back(std::move(index));
+  }
+  void replace(std::size_t position, std::shared_ptr<const NamespacePodIndex> index) {
+    indexes[position] = index.get();
+    serials[position] = index->serial();
+    held[position] = std::move(index);
+  }
+};
+
+Positions candidates(SpanningSelectorMemo& memo, const Selector& selector, const Namespaces& n) {
+  Positions out;
+  memo.forEachCandidate(selector, n.indexes, n.serials, [&](std::uint32_t p) { out.push_back(p); });
+  return out;
+}
+
+// What the memo must answer: every position whose index may hold a match.
+Positions probed(const Selector& selector, const Namespaces& n) {
+  Positions out;
+  for (std::uint32_t i = 0; i < n.indexes.size(); ++i) {
+    if (n.indexes[i]->mayHold(selector)) out.push_back(i);
+  }
+  return out;
+}
+
+Namespaces threeNamespaces() {
+  Namespaces n;
+  n.add(index("a", {labelSet({{"tier", "batch"}}), labelSet({{"tier", "web"}})}));
+  n.add(index("b", {labelSet({{"app", "db"}})}));
+  n.add(index("c", {labelSet({{"tier", "batch"}, {"app", "db"}})}));
+  n.add(index("d", {}));
+  return n;
+}
+
+Selector in(std::string key, std::vector<std::string> values) {
+  return Selector::of({Requirement{std::move(key), Operator::In, std::move(values)}});
+}
+
+struct Case {
+  const char* name;
+  Selector selector;
+  Positions want;
+};
+
+BOOST_AUTO_TEST_SUITE(spanning_selector_memo)
+
+BOOST_AUTO_TEST_CASE(candidates_are_the_namespaces_that_may_match) {
+  const std::vector<Case> cases = {
+      {"a value some namespaces hold", in("tier", {"batch"}), {0, 2}},
+      {"one of several values", in("tier", {"web", "none"}), {0}},
+      {"a value none holds", in("tier", {"none"}), {}},
+      {"a key", Selector::of({Requirement{"app", Operator::Exists, {}}}), {1, 2}},
+      {"both keys",
+       Selector::of({Requirement{"app", Operator::Exists, {}},
+                     Requirement{"tier", Operator::In, {"batch"}}}),
+       {2}},
+      {"only a negative requirement: every namespace with pods",
+       Selector::of({Requirement{"tier", Operator::NotIn, {"batch"}}}),
+       {0, 1, 2}},
+      {"everything", Selector::everything(), {0, 1, 2}},
+      {"nothing", Selector::nothing(), {}},
+  };
+  const Namespaces n = threeNamespaces();
+  SpanningSelectorMemo memo;
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.name) {
+      BOOST_TEST(candidates(memo, c.selector, n) == c.want, boost::test_tools::per_element());
+      // Asked again, the remembered answer is the same.
+      BOOST_TEST(candidates(memo, c.selector, n) == c.want, boost::test_tools::per_element());
+    }
+  }
+  BOOST_TEST(memo.size() == cases.size());
+}
+
+// The memo never trusts an entry: each change below is one a later snapshot brings.
+BOOST_AUTO_TEST_CASE(an_index_rebuilt_or_moved_is_probed_again) {
+  const Selector batch = in("tier", {"batch"});
+  Namespaces n = threeNamespaces();
+  SpanningSelectorMemo memo;
+  BOOST_TEST(candidates(memo, batch, n) == Positions({0, 2}), boost::test_tools::per_element());
+
+  // "b" gains a batch pod, "c" loses its one: same positions, new indexes.
+  n.replace(1, index("b", {labelSet({{"tier", "batch"}})}));
+  n.replace(2, index("c", {labelSet({{"app", "db"}})}));
+  BOOST_TEST(candidates(memo, batch, n) == Positions({0, 1}), boost::test_tools::per_element());
+
+  // A namespace sorted first moves every position; one removed keeps the count equal.
+  Namespaces moved;
+  moved.add(index("0", {labelSet({{"tier", "batch"}})}));
+  for (std::size_t i = 0; i < 3; ++i) moved.add(n.held[i]);
+  BOOST_TEST(candidates(memo, batch, moved) == probed(batch, moved),
+             boost::test_tools::per_element());
+  BOOST_TEST(candidates(memo, batch, moved) == Positions({0, 1, 2}),
+             boost::test_tools::per_element());
+
+  // An older snapshot asking after a newer one still gets its own answer.
+  const Namespaces old = threeNamespaces();
+  BOOST_TEST(candidates(memo, batch, old) == Positions({0, 2}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(distinct_selectors_are_bounded) {
+  const Namespaces n = threeNamespaces();
+  SpanningSelectorMemo memo;
+  for (std::size_t i = 0; i < SpanningSelectorMemo::kMaxEntries + 10; ++i) {
+    const Selector s = in("tier", {std::to_string(i)});
+    BOOST_TEST_REQUIRE(candidates(memo, s, n).empty());
+    BOOST_TEST_REQUIRE(memo.size() <= SpanningSelectorMemo::kMaxEntries);
+  }
+  // Still right for a selector asked before the memo forgot everything.
+  BOOST_TEST(candidates(memo, in("tier", {"batch"}), n) == Positions({0, 2}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace scheduling::cache
