@@ -17,6 +17,7 @@
 #include "test/manifests/chart_render.hpp"
 #include "test/manifests/manifest_set.hpp"
 #include "test/testing/server_process.hpp"
+#include "test/testing/temp_dir.hpp"
 
 namespace observability {
 namespace {
@@ -57,25 +58,7 @@ std::string promtool() {
   return "";
 }
 
-// A directory of its own under the system's temporary one, removed at the end.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "sx-alert-rules-XXXXXX").string();
-    BOOST_TEST_REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using ::testing::TempDir;
 
 // The PrometheusRule's spec (its `groups:`), as a Prometheus rule file.
 std::string renderedRuleFile() {
@@ -150,7 +133,7 @@ std::set<std::string> exportedFamilies() {
 BOOST_AUTO_TEST_SUITE(alert_rules)
 
 BOOST_AUTO_TEST_CASE(the_rendered_rules_pass_promtool_check_rules) {
-  const TempDir dir;
+  const TempDir dir("sx-alert-rules");
   writeFile(dir.path() / "rules.yaml", renderedRuleFile());
   const auto check = runPromtool({"check", "rules", (dir.path() / "rules.yaml").string()});
   BOOST_TEST(check.exitCode == 0, check.out << check.err);
@@ -158,7 +141,7 @@ BOOST_AUTO_TEST_CASE(the_rendered_rules_pass_promtool_check_rules) {
 }
 
 BOOST_AUTO_TEST_CASE(every_alert_fires_on_its_series_and_none_on_a_healthy_extender) {
-  const TempDir dir;
+  const TempDir dir("sx-alert-rules");
   const std::string rules = renderedRuleFile();
   writeFile(dir.path() / "rules.yaml", rules);
   const fs::path tests = fs::path(SX_SOURCE_DIR) / "test/observability/alert_rules_tests.yaml";
@@ -208,7 +191,7 @@ BOOST_AUTO_TEST_CASE(every_dashboard_query_parses) {
         << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq << YAML::EndMap;
-  const TempDir dir;
+  const TempDir dir("sx-alert-rules");
   writeFile(dir.path() / "dashboard.yaml", out.c_str());
   const auto check = runPromtool({"check", "rules", (dir.path() / "dashboard.yaml").string()});
   BOOST_TEST(check.exitCode == 0, check.out << check.err);

@@ -30,6 +30,7 @@
 #include "test/manifests/manifest_set.hpp"
 #include "test/testing/burst_cluster.hpp"
 #include "test/testing/http_client.hpp"
+#include "test/testing/temp_dir.hpp"
 
 namespace prometheus_scrape_test {
 
@@ -65,21 +66,7 @@ bool eventually(Predicate predicate, std::chrono::seconds limit = 30s) {
   return true;
 }
 
-// A directory of its own under /tmp, removed with everything in it.
-struct TempDir {
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "sx-prometheus-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  fs::path path;
-};
+using ::testing::TempDir;
 
 std::string readFile(const fs::path& path) {
   std::ifstream in(path);
@@ -489,9 +476,9 @@ BOOST_AUTO_TEST_CASE(dashboard_queries_return_data_and_alerts_fire_only_on_a_sta
   BOOST_REQUIRE_MESSAGE(fs::exists(kPrometheus),
                         kPrometheus << " is missing: install Debian's prometheus package "
                                        "(scripts/install-deps.sh does)");
-  TempDir dir;
+  TempDir dir("sx-prometheus");
   const auto alerts =
-      writeRules(dir.path / "rules.yaml",
+      writeRules(dir.path() / "rules.yaml",
                  {std::string("prometheusRule.selector=job=\"") + kJob + "\"",
                   "prometheusRule.alerts.watchIdle.seconds=" + std::to_string(kWatchIdleSeconds),
                   "prometheusRule.alerts.watchIdle.for=0s"});
@@ -506,7 +493,7 @@ BOOST_AUTO_TEST_CASE(dashboard_queries_return_data_and_alerts_fire_only_on_a_sta
   testing::BurstCluster cluster({}, {"--metrics-listen", "127.0.0.1:0", "--in-flight-wait=20s"});
   const std::uint16_t metricsPort = cluster.process->metricsPort();
   BOOST_REQUIRE(metricsPort != 0);
-  Prometheus prometheus(dir.path, metricsPort, dir.path / "rules.yaml");
+  Prometheus prometheus(dir.path(), metricsPort, dir.path() / "rules.yaml");
   // Scraped, and no alert left from before the first scrape (an absent `up` reads as the
   // extender being down).
   BOOST_REQUIRE_MESSAGE(eventually([&] { return lastScrape(prometheus) > 0; }),
