@@ -45,15 +45,15 @@ void appendCounters(std::string& out, std::string_view name, std::string_view he
 
 }  // namespace
 
-void Histogram::observe(double seconds) {
-  for (std::size_t i = 0; i < kDurationBuckets.size(); ++i) {
-    if (seconds <= kDurationBuckets[i]) {
+void Histogram::observe(double value) {
+  for (std::size_t i = 0; i < bounds_.size(); ++i) {
+    if (value <= bounds_[i]) {
       buckets_[i].fetch_add(1, std::memory_order_relaxed);
       break;
     }
   }
   count_.fetch_add(1, std::memory_order_relaxed);
-  sumNanoseconds_.fetch_add(static_cast<std::uint64_t>(seconds * 1e9), std::memory_order_relaxed);
+  sum_.fetch_add(static_cast<std::uint64_t>(value * sumScale_), std::memory_order_relaxed);
 }
 
 void Histogram::render(std::string& out, std::string_view name, std::string_view labels) const {
@@ -61,16 +61,16 @@ void Histogram::render(std::string& out, std::string_view name, std::string_view
   // inconsistent within itself (+Inf equals the count rendered).
   const std::uint64_t count = count_.load(std::memory_order_relaxed);
   std::uint64_t cumulative = 0;
-  for (std::size_t i = 0; i < kDurationBuckets.size(); ++i) {
+  for (std::size_t i = 0; i < bounds_.size(); ++i) {
     cumulative += buckets_[i].load(std::memory_order_relaxed);
     out.append(name).append("_bucket{").append(labels).append(",le=\"");
-    appendNumber(out, kDurationBuckets[i]);
+    appendNumber(out, bounds_[i]);
     out.append("\"} ").append(std::to_string(std::min(cumulative, count))).append("\n");
   }
   out.append(name).append("_bucket{").append(labels).append(",le=\"+Inf\"} ");
   out.append(std::to_string(count)).append("\n");
   out.append(name).append("_sum{").append(labels).append("} ");
-  appendNumber(out, static_cast<double>(sumNanoseconds_.load(std::memory_order_relaxed)) / 1e9);
+  appendNumber(out, static_cast<double>(sum_.load(std::memory_order_relaxed)) / sumScale_);
   out.append("\n");
   out.append(name).append("_count{").append(labels).append("} ");
   out.append(std::to_string(count)).append("\n");
@@ -88,6 +88,21 @@ void Metrics::observeRequest(std::string_view endpoint, unsigned code, double se
     histogram = it->second.get();
   }
   histogram->observe(seconds);
+}
+
+void Metrics::observeRequestNodes(std::string_view endpoint, std::size_t nodes) {
+  Histogram* histogram = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = requestNodes_.find(endpoint);
+    if (it == requestNodes_.end()) {
+      it = requestNodes_
+               .emplace(std::string(endpoint), std::make_unique<Histogram>(kNodeCountBuckets, 1.0))
+               .first;
+    }
+    histogram = it->second.get();
+  }
+  histogram->observe(static_cast<double>(nodes));
 }
 
 scheduling::framework::runtime::DurationObserver& Metrics::pluginDuration(
@@ -172,6 +187,12 @@ std::string Metrics::render(const CacheSizes& cache) const {
   for (const auto& [endpoint, histogram] : requestDurations_) {
     histogram->render(out, "scheduler_extender_request_duration_seconds",
                       "endpoint=\"" + endpoint + "\"");
+  }
+  appendHeader(out, "scheduler_extender_request_nodes", "histogram",
+               "Candidate nodes sent in one /filter or /prioritize (Nodes or NodeNames), by "
+               "endpoint.");
+  for (const auto& [endpoint, histogram] : requestNodes_) {
+    histogram->render(out, "scheduler_extender_request_nodes", "endpoint=\"" + endpoint + "\"");
   }
   appendHeader(out, "scheduler_extender_plugin_duration_seconds", "histogram",
                "Duration of one plugin call, by plugin and extension point, in one "

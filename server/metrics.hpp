@@ -6,6 +6,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,16 +25,32 @@ inline constexpr std::array<double, 18> kDurationBuckets = {
     0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
     0.01,    0.025,    0.05,    0.1,    0.25,    0.5,    1,     2.5,    5};
 
-// A Prometheus histogram that many threads observe without locking.
+// Candidate nodes in one request: from a handful to kube-scheduler's whole sample at 50,000
+// nodes (adaptive sampling sends about 2,500) or every node of the largest clusters.
+inline constexpr std::array<double, 13> kNodeCountBuckets = {
+    1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000};
+
+// A Prometheus histogram that many threads observe without locking: of durations in seconds
+// (the default) or of counts.
 class Histogram final : public scheduling::framework::runtime::DurationObserver {
  public:
-  void observe(double seconds) override;
+  Histogram() = default;
+  // `bounds` ascending, at most kMaxBuckets of them, outliving the histogram.
+  explicit Histogram(std::span<const double> bounds, double sumScale)
+      : bounds_(bounds), sumScale_(sumScale) {
+    if (bounds.size() > kMaxBuckets) throw std::invalid_argument("too many histogram buckets");
+  }
+
+  void observe(double value) override;
   void render(std::string& out, std::string_view name, std::string_view labels) const;
 
  private:
-  std::array<std::atomic<std::uint64_t>, kDurationBuckets.size()> buckets_{};  // non-cumulative
+  static constexpr std::size_t kMaxBuckets = kDurationBuckets.size();
+  std::span<const double> bounds_ = kDurationBuckets;
+  double sumScale_ = 1e9;  // sum_'s units per observed unit: nanoseconds by default
+  std::array<std::atomic<std::uint64_t>, kMaxBuckets> buckets_{};  // non-cumulative
   std::atomic<std::uint64_t> count_{0};
-  std::atomic<std::uint64_t> sumNanoseconds_{0};
+  std::atomic<std::uint64_t> sum_{0};  // an integer, so that adding is atomic
 };
 
 // What the cache holds when /metrics is scraped, and the pods and requests in flight.
@@ -54,6 +72,8 @@ class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
   // `endpoint` is the route's name ("filter", "healthz", ...) or "other" for unknown paths,
   // so a scanner cannot blow up the label cardinality.
   void observeRequest(std::string_view endpoint, unsigned code, double seconds);
+  // The candidate nodes a /filter or /prioritize was sent (Nodes or NodeNames).
+  void observeRequestNodes(std::string_view endpoint, std::size_t nodes);
 
   scheduling::framework::runtime::DurationObserver& pluginDuration(
       std::string_view plugin, std::string_view extensionPoint) override;
@@ -76,6 +96,7 @@ class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
   mutable std::mutex mutex_;  // guards the maps' shapes, not the histograms
   std::map<std::pair<std::string, unsigned>, std::uint64_t> requests_;
   std::map<std::string, std::unique_ptr<Histogram>, std::less<>> requestDurations_;
+  std::map<std::string, std::unique_ptr<Histogram>, std::less<>> requestNodes_;
   std::map<std::pair<std::string, std::string>, std::unique_ptr<Histogram>> pluginDurations_;
   // Labels come from small fixed sets (three resources, five event types, a dozen reasons).
   std::map<std::pair<std::string, std::string>, std::uint64_t, std::less<>> watchEvents_;

@@ -100,8 +100,14 @@ AnswerBody::value_type filterAnswer(const scheduling::api::ExtenderFilterResult&
   return body;
 }
 
+std::size_t candidateCount(const scheduling::api::ExtenderArgs& args) {
+  if (args.nodes) return args.nodes->size();
+  return args.nodeNames ? args.nodeNames->size() : 0;
+}
+
 void filter(const RouterContext& c, const ExchangePtr& ex) {
   auto args = std::make_shared<const scheduling::api::ExtenderArgs>(extenderArgs(*ex));
+  c.metrics.observeRequestNodes("filter", candidateCount(*args));
   afterInFlight(c, Verb::Filter, "filter", args->pod, ex, [&c, ex, args] {
     ex->answer({http::status::ok, filterAnswer(c.scheduler.filter(*args), ex)});
   });
@@ -109,6 +115,7 @@ void filter(const RouterContext& c, const ExchangePtr& ex) {
 
 void prioritize(const RouterContext& c, const ExchangePtr& ex) {
   auto args = std::make_shared<const scheduling::api::ExtenderArgs>(extenderArgs(*ex));
+  c.metrics.observeRequestNodes("prioritize", candidateCount(*args));
   afterInFlight(c, Verb::Prioritize, "prioritize", args->pod, ex, [&c, ex, args] {
     scheduling::api::HostPriorityList priorities;
     const auto status = c.scheduler.prioritize(*args, priorities);

@@ -19,4 +19,30 @@ BOOST_AUTO_TEST_CASE(watch_idle_seconds_has_a_series_per_resource) {
   BOOST_TEST(text.find(want) != std::string::npos, text);
 }
 
+// Nodes per request: counted in node buckets, summed as whole nodes, and durations still in
+// seconds beside them.
+BOOST_AUTO_TEST_CASE(request_nodes_counts_candidates_per_endpoint) {
+  server::Metrics metrics;
+  metrics.observeRequestNodes("filter", 2500);
+  metrics.observeRequestNodes("filter", 3);
+  metrics.observeRequestNodes("prioritize", 50000);
+  metrics.observeRequest("filter", 200, 0.5);
+  const std::string text = metrics.render({});
+  for (const char* line : {
+           "# TYPE scheduler_extender_request_nodes histogram\n",
+           "scheduler_extender_request_nodes_bucket{endpoint=\"filter\",le=\"1\"} 0\n",
+           "scheduler_extender_request_nodes_bucket{endpoint=\"filter\",le=\"10\"} 1\n",
+           "scheduler_extender_request_nodes_bucket{endpoint=\"filter\",le=\"1000\"} 1\n",
+           "scheduler_extender_request_nodes_bucket{endpoint=\"filter\",le=\"2500\"} 2\n",
+           "scheduler_extender_request_nodes_bucket{endpoint=\"filter\",le=\"+Inf\"} 2\n",
+           "scheduler_extender_request_nodes_sum{endpoint=\"filter\"} 2503\n",
+           "scheduler_extender_request_nodes_count{endpoint=\"filter\"} 2\n",
+           "scheduler_extender_request_nodes_bucket{endpoint=\"prioritize\",le=\"25000\"} 0\n",
+           "scheduler_extender_request_nodes_bucket{endpoint=\"prioritize\",le=\"50000\"} 1\n",
+           "scheduler_extender_request_duration_seconds_sum{endpoint=\"filter\"} 0.5\n",
+       }) {
+    BOOST_TEST(text.find(line) != std::string::npos, line << " missing from\n" << text);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
