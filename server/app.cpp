@@ -276,6 +276,7 @@ int serve(const Options& options) {
   if (apiServer) cache->setPlacementObserver(&inFlight);
   Metrics metrics;  // outlives the scheduler, whose plugins report to it
   framework->setMetricsRecorder(metrics);
+  cache->setPublishObserver(&metrics.publishDuration());
   scheduling::Scheduler scheduler(framework, cache, apiServer ? &inFlight : nullptr);
   const scheduling::binding::BindingPolicy bindingPolicy(options.schedulerNames, *cache, scheduler);
   InformerReporter informerReporter(metrics);
@@ -319,6 +320,7 @@ int serve(const Options& options) {
   }
   if (live) live->stop();
   cache->setPlacementObserver(nullptr);
+  cache->setPublishObserver(nullptr);
   SX_LOG_INFO << "stopped";
   return 0;
 }

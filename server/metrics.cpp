@@ -60,20 +60,25 @@ void Histogram::render(std::string& out, std::string_view name, std::string_view
   // Read once: a scrape racing with observations may be off by the few in flight, never
   // inconsistent within itself (+Inf equals the count rendered).
   const std::uint64_t count = count_.load(std::memory_order_relaxed);
+  const std::string_view comma = labels.empty() ? "" : ",";
   std::uint64_t cumulative = 0;
   for (std::size_t i = 0; i < bounds_.size(); ++i) {
     cumulative += buckets_[i].load(std::memory_order_relaxed);
-    out.append(name).append("_bucket{").append(labels).append(",le=\"");
+    out.append(name).append("_bucket{").append(labels).append(comma).append("le=\"");
     appendNumber(out, bounds_[i]);
     out.append("\"} ").append(std::to_string(std::min(cumulative, count))).append("\n");
   }
-  out.append(name).append("_bucket{").append(labels).append(",le=\"+Inf\"} ");
+  out.append(name).append("_bucket{").append(labels).append(comma).append("le=\"+Inf\"} ");
   out.append(std::to_string(count)).append("\n");
-  out.append(name).append("_sum{").append(labels).append("} ");
-  appendNumber(out, static_cast<double>(sum_.load(std::memory_order_relaxed)) / sumScale_);
+  const auto series = [&](std::string_view suffix) -> std::string& {
+    out.append(name).append(suffix);
+    if (!labels.empty()) out.append("{").append(labels).append("}");
+    return out.append(" ");
+  };
+  appendNumber(series("_sum"),
+               static_cast<double>(sum_.load(std::memory_order_relaxed)) / sumScale_);
   out.append("\n");
-  out.append(name).append("_count{").append(labels).append("} ");
-  out.append(std::to_string(count)).append("\n");
+  series("_count").append(std::to_string(count)).append("\n");
 }
 
 void Metrics::observeRequest(std::string_view endpoint, unsigned code, double seconds) {
@@ -206,6 +211,11 @@ std::string Metrics::render(const CacheSizes& cache) const {
   }
   // With a cluster-state file there are no watches: the families are declared without
   // series, so dashboards and alerts work against either source.
+  appendHeader(out, "scheduler_extender_cache_publish_duration_seconds", "histogram",
+               "Time to publish the cache's changes as a new snapshot, which requests then "
+               "read: once per burst of watch events (at most every 10 ms), per /bind, and "
+               "after a list.");
+  publishDurations_.render(out, "scheduler_extender_cache_publish_duration_seconds", "");
   appendHeader(out, "scheduler_extender_watch_events_total", "counter",
                "Watch events applied to the cache, by resource and event type.");
   for (const auto& [key, count] : watchEvents_) {
@@ -229,11 +239,20 @@ std::string Metrics::render(const CacheSizes& cache) const {
                "resource; a quiet watch is re-opened every " +
                    std::to_string(ReflectorOptions{}.idleTimeout.count()) +
                    " s, so more than that means the API server does not answer.");
-  for (const auto& [resource, seconds] : cache.watchIdleSeconds) {
-    out.append("scheduler_extender_watch_idle_seconds{resource=\"").append(resource);
+  for (const auto& watch : cache.watches) {
+    out.append("scheduler_extender_watch_idle_seconds{resource=\"").append(watch.resource);
     out.append("\"} ");
-    appendNumber(out, seconds);
+    appendNumber(out, watch.idleSeconds);
     out.append("\n");
+  }
+  appendHeader(out, "scheduler_extender_watch_backlog_bytes", "gauge",
+               "Bytes the API server had sent on the resource's list or watch that the "
+               "informer had not read yet when it last read, by resource: near 0 while the "
+               "cache keeps up with the events. The socket's receive buffer bounds it; beyond "
+               "that the API server holds events back, and ends a watch that stays too slow.");
+  for (const auto& watch : cache.watches) {
+    out.append("scheduler_extender_watch_backlog_bytes{resource=\"").append(watch.resource);
+    out.append("\"} ").append(std::to_string(watch.backlogBytes)).append("\n");
   }
   appendCounters(out, "scheduler_extender_bindings_total",
                  "Bindings asked for by /bind, by result (bound, refused, conflict, not_found, "

@@ -63,8 +63,14 @@ struct CacheSizes {
   std::size_t waitingRequests = 0;
   std::size_t bindRequests = 0;  // /binds not answered yet
   // Per resource the informers follow, seconds since the API server last sent anything on
-  // its list or watch; empty with a cluster-state file.
-  std::vector<std::pair<std::string, double>> watchIdleSeconds{};
+  // its list or watch, and the bytes it had sent that were still unread at the last read;
+  // empty with a cluster-state file.
+  struct Watch {
+    std::string resource;
+    double idleSeconds = 0;
+    std::size_t backlogBytes = 0;
+  };
+  std::vector<Watch> watches{};
 };
 
 class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
@@ -90,6 +96,9 @@ class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
   // it waited for was placed) or "timeout".
   void observeInFlightWait(std::string_view endpoint, std::string_view outcome, double seconds);
 
+  // For Cache::setPublishObserver: how long each publish of the cache took.
+  scheduling::framework::runtime::DurationObserver& publishDuration() { return publishDurations_; }
+
   std::string render(const CacheSizes& cache) const;
 
  private:
@@ -105,6 +114,7 @@ class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
   std::map<std::string, std::uint64_t, std::less<>> bindRefusals_;
   std::map<std::pair<std::string, std::string>, std::uint64_t, std::less<>> inFlightWaits_;
   std::map<std::string, std::unique_ptr<Histogram>, std::less<>> inFlightWaitDurations_;
+  Histogram publishDurations_;
 };
 
 }  // namespace server

@@ -181,9 +181,10 @@ void metrics(const RouterContext& c, const ExchangePtr& ex) {
   if (c.binder != nullptr) sizes.bindRequests = c.binder->numPending();
   if (c.source != nullptr) {
     const auto now = std::chrono::steady_clock::now();
-    for (const auto& [resource, heard] : c.source->lastHeard()) {
-      sizes.watchIdleSeconds.emplace_back(std::string(resource),
-                                          std::chrono::duration<double>(now - heard).count());
+    for (const auto& watch : c.source->watchStatus()) {
+      sizes.watches.push_back({std::string(watch.resource),
+                               std::chrono::duration<double>(now - watch.lastHeard).count(),
+                               watch.backlogBytes});
     }
   }
   ex->answer(

@@ -136,6 +136,7 @@ struct Cache::State {
   // UIDs of the assumed pods (cache.go's assumedPods).
   std::unordered_set<std::string> assumedPods;
   PlacementObserver* observer = nullptr;
+  framework::runtime::DurationObserver* publishTiming = nullptr;
   // Awaited pods whose placement changed since the last publish.
   std::vector<std::string> settled;
 
@@ -482,6 +483,11 @@ void Cache::setPlacementObserver(PlacementObserver* observer) {
   state_->observer = observer;
 }
 
+void Cache::setPublishObserver(framework::runtime::DurationObserver* observer) {
+  std::lock_guard lock(state_->mu);
+  state_->publishTiming = observer;
+}
+
 void Cache::upsertNamespace(api::Namespace ns) {
   std::lock_guard lock(state_->mu);
   state_->namespaces.insert_or_assign(std::move(ns.name), std::move(ns.labels));
@@ -498,6 +504,7 @@ void Cache::deleteNamespace(std::string_view name) {
 
 void Cache::publish() {
   std::unique_lock lock(state_->mu);
+  const auto began = std::chrono::steady_clock::now();
   State& s = *state_;
 
   if (s.nodeOrderChanged) {
@@ -567,12 +574,14 @@ void Cache::publish() {
   // pointer lock.
   snapshot.reset();
 
-  if (s.settled.empty()) return;
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - began;
+  framework::runtime::DurationObserver* timing = s.publishTiming;
   std::vector<std::string> settled;
   settled.swap(s.settled);
   PlacementObserver* observer = s.observer;
   lock.unlock();
-  observer->placementsPublished(settled);
+  if (timing != nullptr) timing->observe(took.count());
+  if (!settled.empty()) observer->placementsPublished(settled);
 }
 
 std::shared_ptr<const Snapshot> Cache::snapshot() const {

@@ -13,6 +13,7 @@
 #include "scheduling/api/node.hpp"
 #include "scheduling/api/pod.hpp"
 #include "scheduling/cache/snapshot.hpp"
+#include "scheduling/framework/runtime/metrics_recorder.hpp"
 
 namespace scheduling::cache {
 
@@ -102,6 +103,11 @@ class Cache {
 
   // From now on, tells `observer` (which must outlive the cache's use) of placements.
   void setPlacementObserver(PlacementObserver* observer);
+
+  // From now on, tells `observer` (which must outlive the cache's use) how long each
+  // publish took, from taking the writer lock to the new snapshot in place and the old one
+  // released: what every change costs before requests see it. Null stops it.
+  void setPublishObserver(framework::runtime::DurationObserver* observer);
 
   // Builds and publishes a snapshot of the current state.
   void publish();

@@ -204,4 +204,11 @@ net::awaitable<bool> ApiConnection::readSome(std::string& out, std::chrono::seco
   co_return false;
 }
 
+std::size_t ApiConnection::unreadBytes() {
+  if (!open_) return 0;
+  boost::system::error_code ec;
+  const std::size_t queued = tcp().socket().available(ec);
+  return buffer_.size() + (ec ? 0 : queued);
+}
+
 }  // namespace scheduling::informers

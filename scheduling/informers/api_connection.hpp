@@ -59,6 +59,11 @@ class ApiConnection {
   // Fails with beast::error::timeout when nothing arrived within `idle`: a stalled stream.
   boost::asio::awaitable<bool> readSome(std::string& out, std::chrono::seconds idle);
 
+  // Bytes that have arrived on the connection and that readSome has not handed out yet: the
+  // kernel's receive queue (still encrypted, with TLS) and the HTTP parser's buffer. How far
+  // behind the reader is; 0 when the connection is closed.
+  std::size_t unreadBytes();
+
   // Closes the connection now, from any handler on the executor: a pending operation fails
   // with operation_aborted (or ends with what had already arrived), and the next read fails.
   void close();

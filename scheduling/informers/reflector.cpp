@@ -143,6 +143,7 @@ net::awaitable<void> Reflector<T>::run() {
       restart = {"decode", e.what(), true, true};
     }
     if (stopped_) break;
+    backlog_.store(0, std::memory_order_relaxed);  // what was unread went with the connection
     if (restart.relist) needList_ = true;
     observer_.watchRestart(resource_.name, restart.reason, needList_, restart.detail);
     if (restart.backoff) {
@@ -232,6 +233,7 @@ net::awaitable<api::json::ListMeta> Reflector<T>::readListPage(ListSummary& summ
       throw restartFor(e, false);
     }
     if (!bytes.empty()) heard();
+    noteBacklog();
     splitter.append(bytes);
     for (auto text = splitter.nextItem(); !text.empty(); text = splitter.nextItem()) {
       store_.replaceItem(api::json::decodeListItem<T>(text, splitter.itemsSeen() - 1));
@@ -291,6 +293,7 @@ net::awaitable<void> Reflector<T>::readEvents() {
     bytes.clear();
     more = co_await connection_.readSome(bytes, options_.idleTimeout);
     if (!bytes.empty()) heard();
+    noteBacklog();
     framer.append(bytes);
     for (auto text = framer.next(); !text.empty(); text = framer.next()) {
       auto event = api::json::decodeWatchEvent<T>(text);

@@ -83,6 +83,13 @@ class Reflector {
         std::chrono::steady_clock::duration(lastHeard_.load(std::memory_order_relaxed)));
   }
 
+  // Bytes the API server had sent on this resource's list or watch that were still unread
+  // when the reflector last read (ApiConnection::unreadBytes): near 0 while the cache keeps
+  // up, growing while events arrive faster than they are applied. The kernel's receive
+  // buffer bounds it; past that the API server holds its events back, and ends a watch that
+  // stays too slow. 0 between a restart and the next read. Safe to read from any thread.
+  std::size_t backlogBytes() const { return backlog_.load(std::memory_order_relaxed); }
+
   const Resource& resource() const { return resource_; }
 
  private:
@@ -98,6 +105,8 @@ class Reflector {
     lastHeard_.store(std::chrono::steady_clock::now().time_since_epoch().count(),
                      std::memory_order_relaxed);
   }
+  // After every read of a list page or of the watch, before what it brought is applied.
+  void noteBacklog() { backlog_.store(connection_.unreadBytes(), std::memory_order_relaxed); }
 
   Resource resource_;
   ApiConnection& connection_;
@@ -113,6 +122,7 @@ class Reflector {
   bool stopped_ = false;
   std::atomic<bool> synced_{false};
   std::atomic<std::chrono::steady_clock::rep> lastHeard_;
+  std::atomic<std::size_t> backlog_{0};
 };
 
 }  // namespace scheduling::informers

@@ -98,10 +98,11 @@ bool ApiSource::synced() const {
   return namespaces_->reflector.synced() && nodes_->reflector.synced() && pods_->reflector.synced();
 }
 
-std::array<ApiSource::LastHeard, 3> ApiSource::lastHeard() const {
-  return {{{namespaces_->reflector.resource().name, namespaces_->reflector.lastHeard()},
-           {nodes_->reflector.resource().name, nodes_->reflector.lastHeard()},
-           {pods_->reflector.resource().name, pods_->reflector.lastHeard()}}};
+std::array<ApiSource::WatchStatus, 3> ApiSource::watchStatus() const {
+  const auto of = [](const auto& reflector) {
+    return WatchStatus{reflector.resource().name, reflector.lastHeard(), reflector.backlogBytes()};
+  };
+  return {of(namespaces_->reflector), of(nodes_->reflector), of(pods_->reflector)};
 }
 
 }  // namespace scheduling::sources

@@ -3,11 +3,11 @@
 #include <array>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string_view>
 #include <thread>
-#include <utility>
 
 #include "scheduling/cache/cache.hpp"
 #include "scheduling/informers/client_config.hpp"
@@ -41,10 +41,15 @@ class ApiSource {
   // Whether every informer has applied its first full list (readiness).
   bool synced() const;
 
-  // When each informer last heard from the API server (Reflector::lastHeard), by resource:
-  // namespaces, nodes, pods. Safe to call from any thread.
-  using LastHeard = std::pair<std::string_view, std::chrono::steady_clock::time_point>;
-  std::array<LastHeard, 3> lastHeard() const;
+  // Per informer (namespaces, nodes, pods): when it last heard from the API server
+  // (Reflector::lastHeard) and how much it had left unread (Reflector::backlogBytes). Safe
+  // to call from any thread.
+  struct WatchStatus {
+    std::string_view resource;
+    std::chrono::steady_clock::time_point lastHeard;
+    std::size_t backlogBytes = 0;
+  };
+  std::array<WatchStatus, 3> watchStatus() const;
 
  private:
   template <typename T>

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <boost/test/unit_test.hpp>
+#include <chrono>
 #include <map>
 #include <string>
 #include <thread>
@@ -530,6 +531,30 @@ BOOST_AUTO_TEST_CASE(SnapshotTopologyFollowsNodeLabels) {
   checkTopology(*first);
   BOOST_TEST(first->getNodeInfo("n2") != nullptr);
   BOOST_TEST(first->topology().column("gpu") == nullptr);
+}
+
+// The publish timing (scheduler_extender_cache_publish_duration_seconds) hears of every
+// publish while attached, with a duration the publish could have taken, and of none after.
+BOOST_AUTO_TEST_CASE(publish_observer_times_each_publish) {
+  struct Timings : framework::runtime::DurationObserver {
+    void observe(double seconds) override { observed.push_back(seconds); }
+    std::vector<double> observed;
+  } timings;
+  Cache cache;
+  cache.setPublishObserver(&timings);
+  const auto began = std::chrono::steady_clock::now();
+  cache.upsertNode(MakeNode().name("n1").obj());
+  cache.publish();
+  cache.upsertPod(MakePod().name("p1").ns("ns").uid("u1").node("n1").obj());
+  cache.publish();
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - began;
+  cache.setPublishObserver(nullptr);
+  cache.publish();
+  BOOST_TEST_REQUIRE(timings.observed.size() == 2u);
+  for (const double seconds : timings.observed) {
+    BOOST_TEST(seconds > 0);
+    BOOST_TEST(seconds <= elapsed.count());
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

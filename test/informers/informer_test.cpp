@@ -237,8 +237,8 @@ struct Fixture {
 // When the informer of `resource` last heard from the API server.
 std::chrono::steady_clock::time_point lastHeard(const scheduling::sources::ApiSource& source,
                                                 std::string_view resource) {
-  for (const auto& [name, at] : source.lastHeard()) {
-    if (name == resource) return at;
+  for (const auto& watch : source.watchStatus()) {
+    if (watch.resource == resource) return watch.lastHeard;
   }
   BOOST_FAIL("no informer for " << resource);
   return {};

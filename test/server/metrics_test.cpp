@@ -4,19 +4,44 @@
 
 BOOST_AUTO_TEST_SUITE(metrics)
 
-// The informers' idle ages are rendered as they were measured at the scrape, one series per
-// resource, in the order given.
-BOOST_AUTO_TEST_CASE(watch_idle_seconds_has_a_series_per_resource) {
+// The informers' idle ages and backlogs are rendered as they were measured at the scrape, one
+// series per resource, in the order given.
+BOOST_AUTO_TEST_CASE(watch_gauges_have_a_series_per_resource) {
   server::Metrics metrics;
   server::CacheSizes sizes;
-  sizes.watchIdleSeconds = {{"namespaces", 0.25}, {"nodes", 12}, {"pods", 0}};
+  sizes.watches = {{"namespaces", 0.25, 0}, {"nodes", 12, 17}, {"pods", 0, 4194304}};
   const std::string text = metrics.render(sizes);
-  const std::string want =
-      "# TYPE scheduler_extender_watch_idle_seconds gauge\n"
-      "scheduler_extender_watch_idle_seconds{resource=\"namespaces\"} 0.25\n"
-      "scheduler_extender_watch_idle_seconds{resource=\"nodes\"} 12\n"
-      "scheduler_extender_watch_idle_seconds{resource=\"pods\"} 0\n";
-  BOOST_TEST(text.find(want) != std::string::npos, text);
+  for (const char* want : {
+           "# TYPE scheduler_extender_watch_idle_seconds gauge\n"
+           "scheduler_extender_watch_idle_seconds{resource=\"namespaces\"} 0.25\n"
+           "scheduler_extender_watch_idle_seconds{resource=\"nodes\"} 12\n"
+           "scheduler_extender_watch_idle_seconds{resource=\"pods\"} 0\n",
+           "# TYPE scheduler_extender_watch_backlog_bytes gauge\n"
+           "scheduler_extender_watch_backlog_bytes{resource=\"namespaces\"} 0\n"
+           "scheduler_extender_watch_backlog_bytes{resource=\"nodes\"} 17\n"
+           "scheduler_extender_watch_backlog_bytes{resource=\"pods\"} 4194304\n",
+       }) {
+    BOOST_TEST(text.find(want) != std::string::npos, want);
+  }
+}
+
+// A histogram without labels renders its series without braces' leading comma.
+BOOST_AUTO_TEST_CASE(publish_duration_is_a_histogram_without_labels) {
+  server::Metrics metrics;
+  metrics.publishDuration().observe(0.0004);
+  metrics.publishDuration().observe(0.003);
+  const std::string text = metrics.render({});
+  for (const char* line : {
+           "# TYPE scheduler_extender_cache_publish_duration_seconds histogram\n",
+           "scheduler_extender_cache_publish_duration_seconds_bucket{le=\"0.00025\"} 0\n",
+           "scheduler_extender_cache_publish_duration_seconds_bucket{le=\"0.0005\"} 1\n",
+           "scheduler_extender_cache_publish_duration_seconds_bucket{le=\"0.005\"} 2\n",
+           "scheduler_extender_cache_publish_duration_seconds_bucket{le=\"+Inf\"} 2\n",
+           "scheduler_extender_cache_publish_duration_seconds_sum 0.0034\n",
+           "scheduler_extender_cache_publish_duration_seconds_count 2\n",
+       }) {
+    BOOST_TEST(text.find(line) != std::string::npos, line);
+  }
 }
 
 // Nodes per request: counted in node buckets, summed as whole nodes, and durations still in
