@@ -105,11 +105,17 @@ struct Cache::State {
   std::uint32_t numSlots = 0;
   std::vector<std::uint32_t> freeSlots;
   NodeTree nodeTree;
-  // The real node items in node-tree order as of the last publish; rebuilt only when the
-  // tree changed (a node added, deleted or moved to another zone).
-  std::vector<NodeItem*> nodeOrder;
+  // The real nodes' slots in node-tree order as of the last publish, and each slot's
+  // position in it; rebuilt only when the tree changed (a node added, deleted or moved to
+  // another zone).
+  std::shared_ptr<const std::vector<framework::NodeSlot>> publishedOrder;
+  std::vector<std::uint32_t> positionBySlot;
   bool nodeOrderChanged = true;
-  // Real nodes' names by slot, rebuilt with nodeOrder; published as is.
+  // The NodeInfos by slot as last published, and the items whose NodeInfo was copied since
+  // (copy-on-write): what the next publish puts in their place, if the order stays.
+  NodeInfosBySlot publishedNodes;
+  std::vector<std::pair<framework::NodeSlot, NodeItem*>> copiedInfos;
+  // Real nodes' names by slot, rebuilt with the order; published as is.
   std::shared_ptr<const NodeNameIndex> names;
   // Real nodes' labels by slot, kept up to date as they change; published as a copy when
   // `publishedTopology` is null.
@@ -132,6 +138,8 @@ struct Cache::State {
   NominatedPodsByNode nominated;
   std::map<std::string, NominatedNamespace, std::less<>> nominatedByNamespace;
   std::shared_ptr<const NominatedPodIndex> publishedNominated;
+  // Spans into publishedNominated by slot; null when it or the node order changed.
+  std::shared_ptr<const Snapshot::NominatedBySlot> publishedNominatedBySlot;
 
   // UIDs of the assumed pods (cache.go's assumedPods).
   std::unordered_set<std::string> assumedPods;
@@ -167,10 +175,11 @@ struct Cache::State {
     nodes.erase(it);
   }
 
-  static framework::NodeInfo& mutableInfo(NodeItem& item) {
+  framework::NodeInfo& mutableInfo(NodeItem& item) {
     if (item.shared) {
       item.info = std::make_shared<framework::NodeInfo>(*item.info);
       item.shared = false;
+      copiedInfos.emplace_back(item.slot, &item);
     }
     return *item.info;
   }
@@ -341,7 +350,7 @@ void Cache::upsertNode(api::Node node) {
     state_->topology.setNode(item.slot, object->labels);
     state_->publishedTopology.reset();
   }
-  State::mutableInfo(item).setNode(std::move(object), item.slot);
+  state_->mutableInfo(item).setNode(std::move(object), item.slot);
 }
 
 void Cache::deleteNode(std::string_view name) {
@@ -358,7 +367,7 @@ void Cache::deleteNode(std::string_view name) {
   if (it->second.info->pods().empty()) {
     state_->eraseItem(it);
   } else {
-    State::mutableInfo(it->second).removeNode();
+    state_->mutableInfo(it->second).removeNode();
   }
 }
 
@@ -508,30 +517,42 @@ void Cache::publish() {
   State& s = *state_;
 
   if (s.nodeOrderChanged) {
-    s.nodeOrder.clear();
     auto names = std::make_shared<NodeNameIndex>();
+    auto order = std::make_shared<std::vector<framework::NodeSlot>>();
+    std::vector<std::shared_ptr<const framework::NodeInfo>> bySlot(s.numSlots);
+    s.positionBySlot.assign(s.numSlots, 0);
     for (const auto& name : s.nodeTree.list()) {
       NodeItem& item = s.nodes.at(name);
-      s.nodeOrder.push_back(&item);
+      item.shared = true;
+      s.positionBySlot[item.slot] = static_cast<std::uint32_t>(order->size());
+      order->push_back(item.slot);
+      bySlot[item.slot] = item.info;
       names->add(name, item.slot);
     }
     s.names = std::move(names);
+    s.publishedOrder = std::move(order);
+    s.publishedNodes = NodeInfosBySlot(std::move(bySlot));
+    s.publishedNominatedBySlot.reset();
+  } else if (!s.copiedInfos.empty()) {
+    // Same real nodes at the same slots since the last publish: a slot published empty is a
+    // ghost's (its item may be gone since), any other still has its item.
+    std::vector<std::pair<std::size_t, std::shared_ptr<const framework::NodeInfo>>> copies;
+    for (const auto& [slot, item] : s.copiedInfos) {
+      if (nodeInfoAt(s.publishedNodes, slot) == nullptr) continue;
+      item->shared = true;
+      copies.emplace_back(slot, item->info);
+    }
+    s.publishedNodes = s.publishedNodes.with(copies);
   }
+  s.copiedInfos.clear();
   if (!s.publishedTopology) {
     s.publishedTopology = std::make_shared<const framework::TopologyIndex>(s.topology);
   }
   Snapshot::Parts parts;
   parts.names = s.names;
   parts.topology = s.publishedTopology;
-  parts.nodeInfos.reserve(s.nodeOrder.size());
-  parts.nodeBySlot.assign(s.numSlots, nullptr);
-  std::vector<std::uint32_t> positionBySlot(s.numSlots, 0);
-  for (NodeItem* item : s.nodeOrder) {
-    item->shared = true;
-    positionBySlot[item->slot] = static_cast<std::uint32_t>(parts.nodeInfos.size());
-    parts.nodeBySlot[item->slot] = item->info.get();
-    parts.nodeInfos.push_back(item->info);
-  }
+  parts.nodes = s.publishedNodes;
+  parts.order = s.publishedOrder;
 
   parts.namespacePods.reserve(s.assignedByNamespace.size());
   s.rebuildStaleIndexes();
@@ -540,7 +561,7 @@ void Cache::publish() {
   }
 
   parts.existingTerms =
-      s.existingTerms.materialize(parts.nodeBySlot, positionBySlot, s.nodeOrderChanged);
+      s.existingTerms.materialize(s.publishedNodes, s.positionBySlot, s.nodeOrderChanged);
   s.nodeOrderChanged = false;
 
   if (!s.publishedNamespaces) {
@@ -562,8 +583,20 @@ void Cache::publish() {
     }
     s.publishedNominated =
         std::make_shared<const NominatedPodIndex>(s.nominated, std::move(byNamespace));
+    s.publishedNominatedBySlot.reset();
+  }
+  if (!s.publishedNominatedBySlot) {
+    auto bySlot = std::make_shared<Snapshot::NominatedBySlot>(s.positionBySlot.size());
+    s.publishedNominated->forEachNode(
+        [&](std::string_view name, std::span<const framework::NominatedPod> pods) {
+          if (const framework::NodeSlot slot = s.names->find(name); slot != framework::kNoSlot) {
+            (*bySlot)[slot] = pods;
+          }
+        });
+    s.publishedNominatedBySlot = std::move(bySlot);
   }
   parts.nominated = s.publishedNominated;
+  parts.nominatedBySlot = s.publishedNominatedBySlot;
 
   std::shared_ptr<const Snapshot> snapshot(new Snapshot(std::move(parts)));
   {

@@ -126,13 +126,12 @@ void ExistingTermIndex::update(TermKind kind, const AffinityTerm& term, std::int
   byHash_.erase(found);
 }
 
-bool ExistingTermIndex::listNodes(Group& group,
-                                  std::span<const framework::NodeInfo* const> nodeBySlot,
+bool ExistingTermIndex::listNodes(Group& group, const NodeInfosBySlot& infos,
                                   std::span<const std::uint32_t> positionBySlot) {
   std::vector<framework::NodeTermCount> nodes;
   nodes.reserve(group.countBySlot.size());
   for (const auto& [slot, count] : group.countBySlot) {
-    if (nodeBySlot[slot] != nullptr) nodes.push_back({slot, count});
+    if (nodeInfoAt(infos, slot) != nullptr) nodes.push_back({slot, count});
   }
   std::sort(nodes.begin(), nodes.end(),
             [&](const framework::NodeTermCount& a, const framework::NodeTermCount& b) {
@@ -150,12 +149,16 @@ bool ExistingTermIndex::listNodes(Group& group,
   return true;
 }
 
-ExistingTerms ExistingTermIndex::materialize(std::span<const framework::NodeInfo* const> nodeBySlot,
+ExistingTerms ExistingTermIndex::materialize(const NodeInfosBySlot& nodes,
                                              std::span<const std::uint32_t> positionBySlot,
                                              bool nodeOrderChanged) {
+  // The lists that changed, by kind, for kinds listed before whose set of groups stayed.
+  std::array<std::vector<std::pair<std::size_t, ExistingTermGroup>>, kNumTermKinds> changes;
   const auto relist = [&](Group& group) {
-    if (listNodes(group, nodeBySlot, positionBySlot))
-      groupsOfKind_[static_cast<std::size_t>(group.kind)].reset();
+    const auto kind = static_cast<std::size_t>(group.kind);
+    if (listNodes(group, nodes, positionBySlot) && groupsOfKind_[kind]) {
+      changes[kind].push_back({group.position, {group.term, group.weight, group.nodes}});
+    }
   };
   if (nodeOrderChanged) {
     for (const auto& group : groups_) {
@@ -168,19 +171,26 @@ ExistingTerms ExistingTermIndex::materialize(std::span<const framework::NodeInfo
   }
   changed_.clear();
 
-  // A kind whose set of groups or whose lists changed is listed again, in group-id order:
-  // the positions its index refers to.
+  for (std::size_t kind = 0; kind < kNumTermKinds; ++kind) {
+    if (groupsOfKind_[kind] && !changes[kind].empty()) {
+      groupsOfKind_[kind] =
+          std::make_shared<const ExistingTermGroups>(groupsOfKind_[kind]->with(changes[kind]));
+    }
+  }
+  // A kind whose set of groups changed is listed again, in group-id order: the positions
+  // its index refers to.
   if (std::any_of(groupsOfKind_.begin(), groupsOfKind_.end(), [](const auto& g) { return !g; })) {
     std::array<std::vector<ExistingTermGroup>, kNumTermKinds> lists;
     for (const auto& group : groups_) {
-      if (!group || groupsOfKind_[static_cast<std::size_t>(group->kind)]) continue;
-      lists[static_cast<std::size_t>(group->kind)].push_back(
-          {group->term, group->weight, group->nodes});
+      if (!group) continue;
+      const auto kind = static_cast<std::size_t>(group->kind);
+      if (groupsOfKind_[kind]) continue;
+      group->position = lists[kind].size();
+      lists[kind].push_back({group->term, group->weight, group->nodes});
     }
     for (std::size_t kind = 0; kind < kNumTermKinds; ++kind) {
       if (groupsOfKind_[kind]) continue;
-      groupsOfKind_[kind] =
-          std::make_shared<const std::vector<ExistingTermGroup>>(std::move(lists[kind]));
+      groupsOfKind_[kind] = std::make_shared<const ExistingTermGroups>(std::move(lists[kind]));
     }
   }
 
@@ -189,7 +199,8 @@ ExistingTerms ExistingTermIndex::materialize(std::span<const framework::NodeInfo
   for (std::size_t kind = 0; kind < kNumTermKinds; ++kind) {
     if (!bySelector_[kind]) {
       terms.clear();
-      for (const auto& group : *groupsOfKind_[kind]) terms.push_back(group.term.get());
+      groupsOfKind_[kind]->forEach(
+          [&](const ExistingTermGroup& group) { terms.push_back(group.term.get()); });
       bySelector_[kind] = std::make_shared<const TermSelectorIndex>(terms);
     }
     out[kind] = {groupsOfKind_[kind], bySelector_[kind]};

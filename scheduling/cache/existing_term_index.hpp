@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "scheduling/cache/chunked_array.hpp"
+#include "scheduling/cache/node_infos_by_slot.hpp"
 #include "scheduling/cache/term_selector_index.hpp"
 #include "scheduling/framework/listers.hpp"
 #include "scheduling/framework/types.hpp"
@@ -27,11 +29,12 @@ struct ExistingTermGroup {
 };
 
 // The groups of one kind, and their terms filed by selector (positions into `groups`).
-// The groups are shared between snapshots while none of the kind changes its counts, the
-// index for as long as the set of groups does not change: a new workload's terms, or the
-// last pod of one going, rebuilds it, not pod churn.
+// The groups are shared between snapshots while none of the kind changes its counts, and
+// in chunks when some do; the index for as long as the set of groups does not change: a
+// new workload's terms, or the last pod of one going, rebuilds both, not pod churn.
+using ExistingTermGroups = ChunkedArray<ExistingTermGroup>;
 struct ExistingTermsOfKind {
-  std::shared_ptr<const std::vector<ExistingTermGroup>> groups;
+  std::shared_ptr<const ExistingTermGroups> groups;
   std::shared_ptr<const TermSelectorIndex> bySelector;
 };
 
@@ -44,7 +47,8 @@ using ExistingTerms = std::array<ExistingTermsOfKind, kNumTermKinds>;
 //
 // Nodes are identified by the Cache's slot numbers, which a snapshot's NodeInfos carry too.
 // Publishing costs what changed since the previous publish: the groups whose counts
-// changed, and the lists of their kinds; everything when the node order changed.
+// changed and their kinds' chunks that hold them; everything when the node order changed,
+// or a kind's set of groups.
 class ExistingTermIndex {
  public:
   // Counts (or uncounts) every term of the pod, once per occurrence, on the node `slot`.
@@ -52,11 +56,11 @@ class ExistingTermIndex {
   void removePod(const framework::PodInfo& pod, std::uint32_t slot);
 
   // The groups as seen by a snapshot, each kind's in group-id order: only slots with a
-  // NodeInfo in `nodeBySlot` count (a group may be left without nodes; readers skip it).
+  // NodeInfo in `nodes` count (a group may be left without nodes; readers skip it).
   // `positionBySlot` orders the nodes of a group. `nodeOrderChanged`: a node was added,
   // removed or moved since the previous call (which is also what turns a slot into a ghost
   // or back), so every group's list is made again, not only those whose counts changed.
-  ExistingTerms materialize(std::span<const framework::NodeInfo* const> nodeBySlot,
+  ExistingTerms materialize(const NodeInfosBySlot& nodes,
                             std::span<const std::uint32_t> positionBySlot, bool nodeOrderChanged);
 
  private:
@@ -68,11 +72,13 @@ class ExistingTermIndex {
     // The last materialized node list; stale while countsChanged.
     bool countsChanged = true;
     std::shared_ptr<const std::vector<framework::NodeTermCount>> nodes;
+    // Where the group is in its kind's groupsOfKind_, once that lists it.
+    std::size_t position = 0;
   };
 
   // Makes the group's node list again; false when it came out as it was (a pod updated in
   // place leaves the counts as they were), which keeps the previous list.
-  static bool listNodes(Group& group, std::span<const framework::NodeInfo* const> nodeBySlot,
+  static bool listNodes(Group& group, const NodeInfosBySlot& nodes,
                         std::span<const std::uint32_t> positionBySlot);
 
   void update(framework::TermKind kind, const framework::AffinityTerm& term, std::int32_t weight,
@@ -85,8 +91,8 @@ class ExistingTermIndex {
   // Ids of the groups whose counts were touched since materialize() (a freed id may be there).
   std::vector<std::uint32_t> changed_;
   // Per kind, what the last materialize() handed out; null once a group of the kind is
-  // created or freed, and (the groups) when materialize() finds a group's list changed.
-  std::array<std::shared_ptr<const std::vector<ExistingTermGroup>>, kNumTermKinds> groupsOfKind_;
+  // created or freed.
+  std::array<std::shared_ptr<const ExistingTermGroups>, kNumTermKinds> groupsOfKind_;
   std::array<std::shared_ptr<const TermSelectorIndex>, kNumTermKinds> bySelector_;
 };
 

@@ -11,24 +11,16 @@ const api::Labels kNoLabels;
 }  // namespace
 
 Snapshot::Snapshot(Parts parts)
-    : nodeInfos_(std::move(parts.nodeInfos)),
-      nodeBySlot_(std::move(parts.nodeBySlot)),
+    : nodes_(std::move(parts.nodes)),
+      order_(std::move(parts.order)),
       names_(std::move(parts.names)),
       topology_(std::move(parts.topology)),
       namespacePods_(std::move(parts.namespacePods)),
       spanningSelectors_(std::move(parts.spanningSelectors)),
       existingTerms_(std::move(parts.existingTerms)),
       namespaces_(std::move(parts.namespaces)),
-      nominated_(std::move(parts.nominated)) {
-  // updateNodeInfoSnapshotList: the have-lists are sub-sequences of the node order.
-  nodeInfoList_.reserve(nodeInfos_.size());
-  for (const auto& info : nodeInfos_) {
-    nodeInfoList_.push_back(info.get());
-    if (!info->podsWithAffinity().empty()) havePodsWithAffinity_.push_back(info.get());
-    if (!info->podsWithRequiredAntiAffinity().empty()) {
-      havePodsWithRequiredAntiAffinity_.push_back(info.get());
-    }
-  }
+      nominated_(std::move(parts.nominated)),
+      nominatedBySlot_(std::move(parts.nominatedBySlot)) {
   namespaceIndexes_.reserve(namespacePods_.size());
   namespaceSerials_.reserve(namespacePods_.size());
   for (std::uint32_t i = 0; i < namespacePods_.size(); ++i) {
@@ -36,13 +28,21 @@ Snapshot::Snapshot(Parts parts)
     namespaceSerials_.push_back(namespacePods_[i].serial);
     if (namespacePods_[i].delta) namespacesWithDelta_.push_back(i);
   }
-  nominatedBySlot_.resize(nodeBySlot_.size());
-  nominated_->forEachNode(
-      [&](std::string_view name, std::span<const framework::NominatedPod> pods) {
-        if (const framework::NodeInfo* info = getNodeInfo(name)) {
-          nominatedBySlot_[info->slot()] = pods;
-        }
-      });
+}
+
+const Snapshot::NodeLists& Snapshot::lists() const {
+  std::call_once(listsMade_, [this] {
+    lists_.all.reserve(order_->size());
+    for (const framework::NodeSlot slot : *order_) {
+      const framework::NodeInfo* info = nodeInfoAt(slot);
+      lists_.all.push_back(info);
+      if (!info->podsWithAffinity().empty()) lists_.withAffinity.push_back(info);
+      if (!info->podsWithRequiredAntiAffinity().empty()) {
+        lists_.withRequiredAntiAffinity.push_back(info);
+      }
+    }
+  });
+  return lists_;
 }
 
 const framework::NodeInfo* Snapshot::getNodeInfo(std::string_view name) const {
@@ -80,8 +80,8 @@ std::span<const framework::NominatedPod> Snapshot::nominatedPodsFor(
     const framework::NodeInfo& node) const {
   // A request's copy of a node (other labels, or pods added) keeps the origin's slot.
   const framework::NodeSlot slot = node.origin().slot();
-  return slot < nominatedBySlot_.size() ? nominatedBySlot_[slot]
-                                        : nominatedPodsForNode(node.name());
+  return slot < nominatedBySlot_->size() ? (*nominatedBySlot_)[slot]
+                                         : nominatedPodsForNode(node.name());
 }
 
 void Snapshot::forEachNominatedPodMatching(
@@ -157,9 +157,10 @@ void Snapshot::forEachExistingTerm(
     framework::TermKind kind,
     const std::function<void(const framework::AffinityTerm& term, std::int32_t weight,
                              std::span<const framework::NodeTermCount> nodes)>& fn) const {
-  for (const auto& group : *existingTerms_[static_cast<std::size_t>(kind)].groups) {
-    if (!group.nodes->empty()) fn(*group.term, group.weight, *group.nodes);
-  }
+  existingTerms_[static_cast<std::size_t>(kind)].groups->forEach(
+      [&](const ExistingTermGroup& group) {
+        if (!group.nodes->empty()) fn(*group.term, group.weight, *group.nodes);
+      });
 }
 
 void Snapshot::forEachExistingTermSelecting(

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include "scheduling/cache/existing_term_index.hpp"
 #include "scheduling/cache/namespace_directory.hpp"
 #include "scheduling/cache/namespace_pod_index.hpp"
+#include "scheduling/cache/node_infos_by_slot.hpp"
 #include "scheduling/cache/node_name_index.hpp"
 #include "scheduling/cache/nominated_pod_index.hpp"
 #include "scheduling/cache/spanning_selector_memo.hpp"
@@ -29,21 +31,21 @@ class Cache;
 // requests read it concurrently without locks.
 //
 // The parts that did not change since the previous snapshot are shared with it rather than
-// copied: NodeInfos (copy-on-write in the Cache), per-namespace pod indexes, the node lists
-// of existing terms, the namespace labels and the nominations.
+// copied: NodeInfos (copy-on-write in the Cache) and the table of them by slot (in chunks),
+// per-namespace pod indexes, the node lists of existing terms (in chunks), the node order,
+// the namespace labels and the nominations. Building one costs what changed, not the
+// cluster: the node lists a plugin may ask for are made on first use.
 class Snapshot final : public framework::SharedLister {
  public:
   using NamespaceLabels = NamespaceDirectory::Labels;
 
-  std::span<const framework::NodeInfo* const> nodeInfoList() const override {
-    return nodeInfoList_;
-  }
+  std::span<const framework::NodeInfo* const> nodeInfoList() const override { return lists().all; }
   std::span<const framework::NodeInfo* const> havePodsWithAffinityList() const override {
-    return havePodsWithAffinity_;
+    return lists().withAffinity;
   }
   std::span<const framework::NodeInfo* const> havePodsWithRequiredAntiAffinityList()
       const override {
-    return havePodsWithRequiredAntiAffinity_;
+    return lists().withRequiredAntiAffinity;
   }
   const framework::NodeInfo* getNodeInfo(std::string_view name) const override;
   void getNodeInfos(std::span<const std::string_view> names,
@@ -76,7 +78,7 @@ class Snapshot final : public framework::SharedLister {
   // The NodeInfo at a node slot (NodeInfo::slot(), NodeTermCount::slot), null for a ghost,
   // a free slot or one this snapshot does not know.
   const framework::NodeInfo* nodeInfoAt(framework::NodeSlot slot) const {
-    return slot < nodeBySlot_.size() ? nodeBySlot_[slot] : nullptr;
+    return cache::nodeInfoAt(nodes_, slot);
   }
 
   // Every distinct (term, weight) of the kind with the nodes holding it, unfiltered: what
@@ -103,12 +105,16 @@ class Snapshot final : public framework::SharedLister {
     std::uint64_t serial = 0;  // index->serial()
   };
 
+  // The nominations by node slot: an array read for every node that Filter and PodState's
+  // Score see.
+  using NominatedBySlot = std::vector<std::span<const framework::NominatedPod>>;
+
   // What the Cache hands over; the lists and lookups are derived from it.
   struct Parts {
-    // Nodes with a Node object, in node-tree order.
-    std::vector<std::shared_ptr<const framework::NodeInfo>> nodeInfos;
     // The Cache's node slots → this snapshot's NodeInfo, null for ghosts and free slots.
-    std::vector<const framework::NodeInfo*> nodeBySlot;
+    NodeInfosBySlot nodes;
+    // The slots of the nodes with a Node object, in node-tree order.
+    std::shared_ptr<const std::vector<framework::NodeSlot>> order;
     // The nodes' names and labels by slot; shared while no node comes, goes or relabels.
     std::shared_ptr<const NodeNameIndex> names;
     std::shared_ptr<const framework::TopologyIndex> topology;
@@ -117,17 +123,27 @@ class Snapshot final : public framework::SharedLister {
     ExistingTerms existingTerms;
     std::shared_ptr<const NamespaceDirectory> namespaces;
     std::shared_ptr<const NominatedPodIndex> nominated;
+    // Spans into `nominated`, for this snapshot's node slots.
+    std::shared_ptr<const NominatedBySlot> nominatedBySlot;
     // Shared by the Cache's snapshots; null: terms spanning every namespace ask each one.
     std::shared_ptr<SpanningSelectorMemo> spanningSelectors;
   };
 
   explicit Snapshot(Parts parts);
 
-  std::vector<std::shared_ptr<const framework::NodeInfo>> nodeInfos_;
-  std::vector<const framework::NodeInfo*> nodeInfoList_;
-  std::vector<const framework::NodeInfo*> havePodsWithAffinity_;
-  std::vector<const framework::NodeInfo*> havePodsWithRequiredAntiAffinity_;
-  std::vector<const framework::NodeInfo*> nodeBySlot_;
+  // updateNodeInfoSnapshotList's lists, sub-sequences of the node order. Only preemption
+  // and tests ask for them: made on the first call, not at every publish.
+  struct NodeLists {
+    std::vector<const framework::NodeInfo*> all;
+    std::vector<const framework::NodeInfo*> withAffinity;
+    std::vector<const framework::NodeInfo*> withRequiredAntiAffinity;
+  };
+  const NodeLists& lists() const;
+
+  NodeInfosBySlot nodes_;
+  std::shared_ptr<const std::vector<framework::NodeSlot>> order_;
+  mutable std::once_flag listsMade_;
+  mutable NodeLists lists_;
   std::shared_ptr<const NodeNameIndex> names_;
   std::shared_ptr<const framework::TopologyIndex> topology_;
 
@@ -151,9 +167,7 @@ class Snapshot final : public framework::SharedLister {
   ExistingTerms existingTerms_;
   std::shared_ptr<const NamespaceDirectory> namespaces_;
   std::shared_ptr<const NominatedPodIndex> nominated_;
-  // The nominations by node slot: an array read for every node that Filter and PodState's
-  // Score see. Built per snapshot.
-  std::vector<std::span<const framework::NominatedPod>> nominatedBySlot_;
+  std::shared_ptr<const NominatedBySlot> nominatedBySlot_;
 };
 
 }  // namespace scheduling::cache

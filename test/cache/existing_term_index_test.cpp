@@ -1,6 +1,7 @@
 #include "scheduling/cache/existing_term_index.hpp"
 
 #include <boost/test/unit_test.hpp>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -21,13 +22,15 @@ using ::testing::MakePod;
 constexpr const char* kHostname = "kubernetes.io/hostname";
 constexpr std::size_t kAnti = static_cast<std::size_t>(TermKind::RequiredAntiAffinity);
 
+std::shared_ptr<const NodeInfo> nodeInfo(const char* name) {
+  return std::make_shared<const NodeInfo>(
+      std::make_shared<const api::Node>(MakeNode().name(name).obj()));
+}
+
 // Nodes at slots 0 to 2, listed in slot order unless `positions` says otherwise; a null
 // entry of `bySlot` is a ghost.
 struct Slots {
-  NodeInfo nodes[3] = {NodeInfo(std::make_shared<const api::Node>(MakeNode().name("n0").obj())),
-                       NodeInfo(std::make_shared<const api::Node>(MakeNode().name("n1").obj())),
-                       NodeInfo(std::make_shared<const api::Node>(MakeNode().name("n2").obj()))};
-  std::vector<const NodeInfo*> bySlot = {&nodes[0], &nodes[1], &nodes[2]};
+  NodeInfosBySlot bySlot{{nodeInfo("n0"), nodeInfo("n1"), nodeInfo("n2")}};
   std::vector<std::uint32_t> positions = {0, 1, 2};
 };
 
@@ -48,7 +51,7 @@ SlotCounts onlyGroup(const ExistingTerms& terms, TermKind kind) {
   const auto& groups = *terms[static_cast<std::size_t>(kind)].groups;
   BOOST_TEST_REQUIRE(groups.size() == 1u);
   SlotCounts out;
-  for (const auto& n : *groups.front().nodes) out.emplace_back(n.slot, n.count);
+  for (const auto& n : *groups[0].nodes) out.emplace_back(n.slot, n.count);
   return out;
 }
 
@@ -117,10 +120,45 @@ BOOST_AUTO_TEST_CASE(node_order_change_lists_every_group_again) {
   BOOST_TEST((onlyGroup(index.materialize(slots.bySlot, slots.positions, true),
                         TermKind::RequiredAntiAffinity) == SlotCounts{{1, 2}, {2, 1}, {0, 1}}));
 
-  slots.bySlot[1] = nullptr;
+  const std::pair<std::size_t, std::shared_ptr<const NodeInfo>> ghost{1, nullptr};
+  slots.bySlot = slots.bySlot.with({&ghost, 1});
   slots.positions = {1, 0, 0};
   BOOST_TEST((onlyGroup(index.materialize(slots.bySlot, slots.positions, true),
                         TermKind::RequiredAntiAffinity) == SlotCounts{{2, 1}, {0, 1}}));
+}
+
+// Pod churn on one workload of many changes one group's list: the new snapshot's groups of
+// that kind share every chunk but the one holding it with the previous snapshot's, which
+// keeps what it saw.
+BOOST_AUTO_TEST_CASE(one_changed_list_copies_one_chunk_of_its_kind) {
+  Slots slots;
+  ExistingTermIndex index;
+  constexpr std::size_t kWorkloads = 3 * ExistingTermGroups::kChunkSize;
+  std::vector<std::string> apps;
+  for (std::size_t i = 0; i < kWorkloads; ++i) apps.push_back("app-" + std::to_string(i));
+  const auto pod = [&](std::size_t workload) {
+    return ::testing::podInfo(
+        MakePod()
+            .name(apps[workload].c_str())
+            .podAntiAffinityIn("app", kHostname, {apps[workload].c_str()}, kRequiredReq)
+            .obj());
+  };
+  for (std::size_t i = 0; i < kWorkloads; ++i) index.addPod(pod(i), 0);
+  const ExistingTerms before = index.materialize(slots.bySlot, slots.positions, true);
+  BOOST_TEST_REQUIRE(before[kAnti].groups->size() == kWorkloads);
+
+  const std::size_t changed = ExistingTermGroups::kChunkSize + 5;
+  index.addPod(pod(changed), 2);
+  const ExistingTerms after = index.materialize(slots.bySlot, slots.positions, false);
+  const ExistingTermGroups& was = *before[kAnti].groups;
+  const ExistingTermGroups& is = *after[kAnti].groups;
+  BOOST_TEST(after[kAnti].bySelector == before[kAnti].bySelector);
+  BOOST_TEST(&is[0] == &was[0]);
+  BOOST_TEST(&is[kWorkloads - 1] == &was[kWorkloads - 1]);
+  BOOST_TEST(&is[changed - 1] != &was[changed - 1]);
+  BOOST_TEST(is[changed - 1].nodes == was[changed - 1].nodes);
+  BOOST_TEST(is[changed].nodes->size() == 2u);
+  BOOST_TEST(was[changed].nodes->size() == 1u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
