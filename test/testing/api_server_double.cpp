@@ -738,6 +738,19 @@ void ApiServerDouble::remove(const std::string& resource, const std::string& key
   record(std::move(event));
 }
 
+void ApiServerDouble::preload(const std::string& resource, std::vector<ApiObject> objects) {
+  std::lock_guard lock(mutex_);
+  const std::uint64_t version = ++resourceVersion_;
+  auto& stored = state_[resource];
+  for (ApiObject& object : objects) {
+    std::string key = resource == "pods" ? object.ns + "/" + object.name : object.name;
+    ++generation_[resource + "/" + key];
+    std::string uid = uidOf(resource, key);
+    stored.insert_or_assign(std::move(key), Stored{std::move(object), version, std::move(uid)});
+  }
+  oldestRetained_ = resourceVersion_;
+}
+
 std::map<std::string, ApiObject> ApiServerDouble::objects(const std::string& resource) const {
   std::lock_guard lock(mutex_);
   std::map<std::string, ApiObject> out;

@@ -79,6 +79,10 @@ class ApiServerDouble {
   // `resource` is "namespaces", "nodes" or "pods"; pods are keyed namespace/name.
   void put(const std::string& resource, const ApiObject& object);
   void remove(const std::string& resource, const std::string& key);
+  // Stores objects that were there before anyone watched, e.g. a whole benchmark cluster:
+  // one resourceVersion for them all and no events, so a watch from before gets 410 (as
+  // after compact()) and memory holds the objects once, not a history of their creation.
+  void preload(const std::string& resource, std::vector<ApiObject> objects);
   std::map<std::string, ApiObject> objects(const std::string& resource) const;
   std::uint64_t resourceVersion() const;
   // The UID of a stored object (pods keyed namespace/name), as its metadata.uid renders;

@@ -35,6 +35,7 @@ class ServerProcess {
 
   std::uint16_t port() const { return port_; }
   std::uint16_t metricsPort() const { return metricsPort_; }  // 0 without --metrics-listen
+  pid_t pid() const { return pid_; }                          // for /proc readings in benchmarks
   // Sends `signal` and waits for the exit; returns the exit code (-signal when killed).
   int stop(int signal);
   // Everything the server wrote to stderr up to now (complete after stop()).

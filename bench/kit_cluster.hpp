@@ -1,0 +1,23 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "test/testing/api_server_double.hpp"
+
+namespace bench {
+
+// The benchmark kit's cluster.json as the API-server double's objects, with what the
+// extender reads of them: names, namespaces, labels, spec.nodeName and schedulerName,
+// spec.affinity, status.phase and nominatedNodeName, and whether a deletion began. The file
+// is read item by item, so a 5 GB cluster is never held as text or as a document.
+struct KitCluster {
+  std::vector<testing::ApiObject> namespaces;
+  std::vector<testing::ApiObject> nodes;
+  std::vector<testing::ApiObject> pods;
+};
+
+// Throws std::runtime_error naming the file and the item that could not be read.
+KitCluster readKitCluster(const std::string& path);
+
+}  // namespace bench
