@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -75,6 +76,10 @@ struct NamespaceState {
   std::vector<PodRecord*> added;
   std::vector<const framework::PodInfo*> removed;
   std::shared_ptr<const NamespacePodDelta> publishedDelta;  // null when stale
+  // Where the namespace is in the published namespaces (name order), and whether its pods
+  // changed since the last publish.
+  std::uint32_t position = 0;
+  bool touched = false;
 };
 
 // The pods of one namespace nominated to nodes, and the label index last built over them
@@ -127,6 +132,12 @@ struct Cache::State {
   // The cached pods' parsed affinity term lists, one copy of each.
   framework::AffinityTermPool termPool;
   std::map<std::string, NamespaceState, std::less<>> assignedByNamespace;
+  // The namespaces' pods as last published, and the namespaces touched since: while no
+  // namespace comes or goes, a publish revisits only those.
+  ChunkedArray<Snapshot::NamespacePods> publishedNamespacePods;
+  Snapshot::NamespaceColumns publishedNamespaceColumns;
+  std::vector<std::pair<const std::string*, NamespaceState*>> touchedNamespaces;
+  bool namespaceSetChanged = true;
   ExistingTermIndex existingTerms;
 
   Snapshot::NamespaceLabels namespaces;
@@ -197,7 +208,10 @@ struct Cache::State {
     record.slot = item.slot;
     mutableInfo(item).addPod(record.info);
     existingTerms.addPod(*record.info, record.slot);
-    NamespaceState& ns = assignedByNamespace[record.info->pod().metadata.ns];
+    auto [entry, inserted] = assignedByNamespace.try_emplace(record.info->pod().metadata.ns);
+    if (inserted) namespaceSetChanged = true;
+    NamespaceState& ns = entry->second;
+    touch(entry->first, ns);
     record.namespaceIndex = ns.pods.size();
     ns.pods.push_back(&record);
     record.indexed = false;
@@ -234,7 +248,9 @@ struct Cache::State {
     swapRemove(ns.pods, record.namespaceIndex, &PodRecord::namespaceIndex);
     if (ns.pods.empty()) {
       assignedByNamespace.erase(it);
+      namespaceSetChanged = true;
     } else {
+      touch(it->first, ns);
       if (record.indexed) {
         ns.removed.push_back(record.info.get());
       } else {
@@ -243,6 +259,12 @@ struct Cache::State {
       ns.publishedDelta.reset();
     }
     --numAssignedPods;
+  }
+
+  void touch(const std::string& name, NamespaceState& ns) {
+    if (ns.touched) return;
+    ns.touched = true;
+    touchedNamespaces.emplace_back(&name, &ns);
   }
 
   // Removes records[index], moving the last record into its place.
@@ -275,10 +297,11 @@ struct Cache::State {
   // At start-up and after a relist every namespace's index is rebuilt: a tenth of loading's
   // CPU at S4, after everything else is done. With enough of them to pay for starting
   // threads, they are built on every CPU; publishNamespace then finds them fresh.
-  void rebuildStaleIndexes() {
+  static void rebuildStaleIndexes(
+      std::span<const std::pair<const std::string*, NamespaceState*>> candidates) {
     std::vector<std::pair<const std::string*, NamespaceState*>> stale;
-    for (auto& [name, ns] : assignedByNamespace) {
-      if (needsIndex(ns)) stale.emplace_back(&name, &ns);
+    for (const auto& [name, ns] : candidates) {
+      if (needsIndex(*ns)) stale.emplace_back(name, ns);
     }
     if (stale.size() < kParallelRebuilds) return;
     framework::runtime::Parallelizer workers(static_cast<int>(stale.size()));
@@ -286,6 +309,50 @@ struct Cache::State {
       rebuildIndex(*stale[static_cast<std::size_t>(i)].first,
                    *stale[static_cast<std::size_t>(i)].second);
     });
+  }
+
+  // Brings publishedNamespacePods and its columns up to date: every namespace again when
+  // one came or went, else the touched ones in place.
+  void publishNamespaces() {
+    Snapshot::NamespaceColumns& columns = publishedNamespaceColumns;
+    if (namespaceSetChanged) {
+      std::vector<std::pair<const std::string*, NamespaceState*>> all;
+      all.reserve(assignedByNamespace.size());
+      for (auto& [name, ns] : assignedByNamespace) all.emplace_back(&name, &ns);
+      rebuildStaleIndexes(all);
+      std::vector<Snapshot::NamespacePods> pods;
+      pods.reserve(all.size());
+      columns = {};
+      for (const auto& [name, ns] : all) {
+        ns->position = static_cast<std::uint32_t>(pods.size());
+        ns->touched = false;
+        pods.push_back(publishNamespace(*name, *ns));
+        columns.indexes.push_back(pods.back().index.get());
+        columns.serials.push_back(pods.back().serial);
+        if (pods.back().delta) columns.withDelta.push_back(ns->position);
+      }
+      publishedNamespacePods = ChunkedArray<Snapshot::NamespacePods>(std::move(pods));
+      namespaceSetChanged = false;
+    } else if (!touchedNamespaces.empty()) {
+      rebuildStaleIndexes(touchedNamespaces);
+      std::vector<std::pair<std::size_t, Snapshot::NamespacePods>> changes;
+      changes.reserve(touchedNamespaces.size());
+      for (const auto& [name, ns] : touchedNamespaces) {
+        ns->touched = false;
+        Snapshot::NamespacePods pods = publishNamespace(*name, *ns);
+        columns.indexes[ns->position] = pods.index.get();
+        columns.serials[ns->position] = pods.serial;
+        auto at =
+            std::lower_bound(columns.withDelta.begin(), columns.withDelta.end(), ns->position);
+        const bool listed = at != columns.withDelta.end() && *at == ns->position;
+        if (pods.delta && !listed) columns.withDelta.insert(at, ns->position);
+        if (!pods.delta && listed) columns.withDelta.erase(at);
+        changes.emplace_back(ns->position, std::move(pods));
+      }
+      publishedNamespacePods = publishedNamespacePods.with(changes);
+    }
+    // With the set changed, entries may name namespaces gone since: all were visited above.
+    touchedNamespaces.clear();
   }
 
   // The namespace's index and overlay as of now, rebuilding the index if it is missing or
@@ -554,11 +621,9 @@ void Cache::publish() {
   parts.nodes = s.publishedNodes;
   parts.order = s.publishedOrder;
 
-  parts.namespacePods.reserve(s.assignedByNamespace.size());
-  s.rebuildStaleIndexes();
-  for (auto& [name, ns] : s.assignedByNamespace) {
-    parts.namespacePods.push_back(s.publishNamespace(name, ns));
-  }
+  s.publishNamespaces();
+  parts.namespacePods = s.publishedNamespacePods;
+  parts.namespaceColumns = s.publishedNamespaceColumns;
 
   parts.existingTerms =
       s.existingTerms.materialize(s.publishedNodes, s.positionBySlot, s.nodeOrderChanged);

@@ -16,19 +16,12 @@ Snapshot::Snapshot(Parts parts)
       names_(std::move(parts.names)),
       topology_(std::move(parts.topology)),
       namespacePods_(std::move(parts.namespacePods)),
+      namespaceColumns_(std::move(parts.namespaceColumns)),
       spanningSelectors_(std::move(parts.spanningSelectors)),
       existingTerms_(std::move(parts.existingTerms)),
       namespaces_(std::move(parts.namespaces)),
       nominated_(std::move(parts.nominated)),
-      nominatedBySlot_(std::move(parts.nominatedBySlot)) {
-  namespaceIndexes_.reserve(namespacePods_.size());
-  namespaceSerials_.reserve(namespacePods_.size());
-  for (std::uint32_t i = 0; i < namespacePods_.size(); ++i) {
-    namespaceIndexes_.push_back(namespacePods_[i].index.get());
-    namespaceSerials_.push_back(namespacePods_[i].serial);
-    if (namespacePods_[i].delta) namespacesWithDelta_.push_back(i);
-  }
-}
+      nominatedBySlot_(std::move(parts.nominatedBySlot)) {}
 
 const Snapshot::NodeLists& Snapshot::lists() const {
   std::call_once(listsMade_, [this] {
@@ -105,10 +98,14 @@ void Snapshot::forEachPodMatching(
     forEachPodMatchingInEvery(term, fn);
     return;
   }
+  const std::span<const NamespacePodIndex* const> indexes = namespaceColumns_.indexes;
   forEachNamespaceSelectedBy(
-      term, std::span(namespacePods_),
-      [](const NamespacePods& pods) -> const std::string& { return pods.index->ns(); },
-      [&](const NamespacePods& pods) { forEachPodMatchingIn(pods, term, fn); });
+      term, indexes,
+      [](const NamespacePodIndex* index) -> const std::string& { return index->ns(); },
+      [&](const NamespacePodIndex* const& index) {
+        forEachPodMatchingIn(namespacePods_[static_cast<std::size_t>(&index - indexes.data())],
+                             term, fn);
+      });
 }
 
 void Snapshot::forEachPodMatchingInEvery(
@@ -116,18 +113,20 @@ void Snapshot::forEachPodMatchingInEvery(
     const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const {
   // The memo's candidates and the namespaces with an overlay (whose added pods it has not
   // seen), merged so that namespaces are visited in name order, each once, as before.
-  auto delta = namespacesWithDelta_.begin();
+  const auto& withDelta = namespaceColumns_.withDelta;
+  auto delta = withDelta.begin();
   const auto visitDeltasBefore = [&](std::uint32_t position) {
-    for (; delta != namespacesWithDelta_.end() && *delta < position; ++delta) {
+    for (; delta != withDelta.end() && *delta < position; ++delta) {
       forEachPodMatchingIn(namespacePods_[*delta], term, fn);
     }
   };
-  spanningSelectors_->forEachCandidate(
-      term.selector, namespaceIndexes_, namespaceSerials_, [&](std::uint32_t position) {
-        visitDeltasBefore(position);
-        if (delta != namespacesWithDelta_.end() && *delta == position) ++delta;
-        forEachPodMatchingIn(namespacePods_[position], term, fn);
-      });
+  spanningSelectors_->forEachCandidate(term.selector, namespaceColumns_.indexes,
+                                       namespaceColumns_.serials, [&](std::uint32_t position) {
+                                         visitDeltasBefore(position);
+                                         if (delta != withDelta.end() && *delta == position)
+                                           ++delta;
+                                         forEachPodMatchingIn(namespacePods_[position], term, fn);
+                                       });
   visitDeltasBefore(static_cast<std::uint32_t>(namespacePods_.size()));
 }
 

@@ -104,6 +104,14 @@ class Snapshot final : public framework::SharedLister {
     std::shared_ptr<const NamespacePodDelta> delta;
     std::uint64_t serial = 0;  // index->serial()
   };
+  // Side by side with the namespaces' pods, by position (namespace name order): their
+  // indexes and serials, as SpanningSelectorMemo reads them in one pass, and the positions
+  // with an overlay, which the memo does not see. Plain numbers, copied per snapshot.
+  struct NamespaceColumns {
+    std::vector<const NamespacePodIndex*> indexes;
+    std::vector<std::uint64_t> serials;
+    std::vector<std::uint32_t> withDelta;  // ascending
+  };
 
   // The nominations by node slot: an array read for every node that Filter and PodState's
   // Score see.
@@ -118,8 +126,9 @@ class Snapshot final : public framework::SharedLister {
     // The nodes' names and labels by slot; shared while no node comes, goes or relabels.
     std::shared_ptr<const NodeNameIndex> names;
     std::shared_ptr<const framework::TopologyIndex> topology;
-    // Sorted by namespace name.
-    std::vector<NamespacePods> namespacePods;
+    // Sorted by namespace name; chunks shared with the previous snapshot.
+    ChunkedArray<NamespacePods> namespacePods;
+    NamespaceColumns namespaceColumns;
     ExistingTerms existingTerms;
     std::shared_ptr<const NamespaceDirectory> namespaces;
     std::shared_ptr<const NominatedPodIndex> nominated;
@@ -157,12 +166,8 @@ class Snapshot final : public framework::SharedLister {
       const framework::AffinityTerm& term,
       const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const;
 
-  std::vector<NamespacePods> namespacePods_;
-  // namespacePods_'s indexes and their serials, side by side for SpanningSelectorMemo; and
-  // the positions with an overlay, which the memo does not see.
-  std::vector<const NamespacePodIndex*> namespaceIndexes_;
-  std::vector<std::uint64_t> namespaceSerials_;
-  std::vector<std::uint32_t> namespacesWithDelta_;
+  ChunkedArray<NamespacePods> namespacePods_;
+  NamespaceColumns namespaceColumns_;
   std::shared_ptr<SpanningSelectorMemo> spanningSelectors_;
   ExistingTerms existingTerms_;
   std::shared_ptr<const NamespaceDirectory> namespaces_;
