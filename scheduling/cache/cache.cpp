@@ -320,18 +320,18 @@ struct Cache::State {
       all.reserve(assignedByNamespace.size());
       for (auto& [name, ns] : assignedByNamespace) all.emplace_back(&name, &ns);
       rebuildStaleIndexes(all);
-      std::vector<Snapshot::NamespacePods> pods;
-      pods.reserve(all.size());
+      std::vector<Snapshot::NamespacePods> entries;
+      entries.reserve(all.size());
       columns = {};
       for (const auto& [name, ns] : all) {
-        ns->position = static_cast<std::uint32_t>(pods.size());
+        ns->position = static_cast<std::uint32_t>(entries.size());
         ns->touched = false;
-        pods.push_back(publishNamespace(*name, *ns));
-        columns.indexes.push_back(pods.back().index.get());
-        columns.serials.push_back(pods.back().serial);
-        if (pods.back().delta) columns.withDelta.push_back(ns->position);
+        entries.push_back(publishNamespace(*name, *ns));
+        columns.indexes.push_back(entries.back().index.get());
+        columns.serials.push_back(entries.back().serial);
+        if (entries.back().delta) columns.withDelta.push_back(ns->position);
       }
-      publishedNamespacePods = ChunkedArray<Snapshot::NamespacePods>(std::move(pods));
+      publishedNamespacePods = ChunkedArray<Snapshot::NamespacePods>(std::move(entries));
       namespaceSetChanged = false;
     } else if (!touchedNamespaces.empty()) {
       rebuildStaleIndexes(touchedNamespaces);
@@ -339,15 +339,15 @@ struct Cache::State {
       changes.reserve(touchedNamespaces.size());
       for (const auto& [name, ns] : touchedNamespaces) {
         ns->touched = false;
-        Snapshot::NamespacePods pods = publishNamespace(*name, *ns);
-        columns.indexes[ns->position] = pods.index.get();
-        columns.serials[ns->position] = pods.serial;
+        Snapshot::NamespacePods entry = publishNamespace(*name, *ns);
+        columns.indexes[ns->position] = entry.index.get();
+        columns.serials[ns->position] = entry.serial;
         auto at =
             std::lower_bound(columns.withDelta.begin(), columns.withDelta.end(), ns->position);
         const bool listed = at != columns.withDelta.end() && *at == ns->position;
-        if (pods.delta && !listed) columns.withDelta.insert(at, ns->position);
-        if (!pods.delta && listed) columns.withDelta.erase(at);
-        changes.emplace_back(ns->position, std::move(pods));
+        if (entry.delta && !listed) columns.withDelta.insert(at, ns->position);
+        if (!entry.delta && listed) columns.withDelta.erase(at);
+        changes.emplace_back(ns->position, std::move(entry));
       }
       publishedNamespacePods = publishedNamespacePods.with(changes);
     }
