@@ -1,6 +1,19 @@
 #include "server/metrics.hpp"
 
 #include <boost/test/unit_test.hpp>
+#include <initializer_list>
+#include <string>
+
+namespace {
+
+// Every one of `lines` appears, whole, in the rendered text.
+void expectLines(const std::string& text, std::initializer_list<const char*> lines) {
+  for (const char* line : lines) {
+    BOOST_TEST(text.find(line) != std::string::npos, line << " missing from\n" << text);
+  }
+}
+
+}  // namespace
 
 BOOST_AUTO_TEST_SUITE(metrics)
 
@@ -31,17 +44,16 @@ BOOST_AUTO_TEST_CASE(publish_duration_is_a_histogram_without_labels) {
   metrics.publishDuration().observe(0.0004);
   metrics.publishDuration().observe(0.003);
   const std::string text = metrics.render({});
-  for (const char* line : {
-           "# TYPE scheduler_extender_cache_publish_duration_seconds histogram\n",
-           "scheduler_extender_cache_publish_duration_seconds_bucket{le=\"0.00025\"} 0\n",
-           "scheduler_extender_cache_publish_duration_seconds_bucket{le=\"0.0005\"} 1\n",
-           "scheduler_extender_cache_publish_duration_seconds_bucket{le=\"0.005\"} 2\n",
-           "scheduler_extender_cache_publish_duration_seconds_bucket{le=\"+Inf\"} 2\n",
-           "scheduler_extender_cache_publish_duration_seconds_sum 0.0034\n",
-           "scheduler_extender_cache_publish_duration_seconds_count 2\n",
-       }) {
-    BOOST_TEST(text.find(line) != std::string::npos, line);
-  }
+  expectLines(text,
+              {
+                  "# TYPE scheduler_extender_cache_publish_duration_seconds histogram\n",
+                  "scheduler_extender_cache_publish_duration_seconds_bucket{le=\"0.00025\"} 0\n",
+                  "scheduler_extender_cache_publish_duration_seconds_bucket{le=\"0.0005\"} 1\n",
+                  "scheduler_extender_cache_publish_duration_seconds_bucket{le=\"0.005\"} 2\n",
+                  "scheduler_extender_cache_publish_duration_seconds_bucket{le=\"+Inf\"} 2\n",
+                  "scheduler_extender_cache_publish_duration_seconds_sum 0.0034\n",
+                  "scheduler_extender_cache_publish_duration_seconds_count 2\n",
+              });
 }
 
 // Nodes per request: counted in node buckets, summed as whole nodes, and durations still in
@@ -53,21 +65,20 @@ BOOST_AUTO_TEST_CASE(request_nodes_counts_candidates_per_endpoint) {
   metrics.observeRequestNodes("prioritize", 50000);
   metrics.observeRequest("filter", 200, 0.5);
   const std::string text = metrics.render({});
-  for (const char* line : {
-           "# TYPE scheduler_extender_request_nodes histogram\n",
-           "scheduler_extender_request_nodes_bucket{endpoint=\"filter\",le=\"1\"} 0\n",
-           "scheduler_extender_request_nodes_bucket{endpoint=\"filter\",le=\"10\"} 1\n",
-           "scheduler_extender_request_nodes_bucket{endpoint=\"filter\",le=\"1000\"} 1\n",
-           "scheduler_extender_request_nodes_bucket{endpoint=\"filter\",le=\"2500\"} 2\n",
-           "scheduler_extender_request_nodes_bucket{endpoint=\"filter\",le=\"+Inf\"} 2\n",
-           "scheduler_extender_request_nodes_sum{endpoint=\"filter\"} 2503\n",
-           "scheduler_extender_request_nodes_count{endpoint=\"filter\"} 2\n",
-           "scheduler_extender_request_nodes_bucket{endpoint=\"prioritize\",le=\"25000\"} 0\n",
-           "scheduler_extender_request_nodes_bucket{endpoint=\"prioritize\",le=\"50000\"} 1\n",
-           "scheduler_extender_request_duration_seconds_sum{endpoint=\"filter\"} 0.5\n",
-       }) {
-    BOOST_TEST(text.find(line) != std::string::npos, line << " missing from\n" << text);
-  }
+  expectLines(
+      text, {
+                "# TYPE scheduler_extender_request_nodes histogram\n",
+                "scheduler_extender_request_nodes_bucket{endpoint=\"filter\",le=\"1\"} 0\n",
+                "scheduler_extender_request_nodes_bucket{endpoint=\"filter\",le=\"10\"} 1\n",
+                "scheduler_extender_request_nodes_bucket{endpoint=\"filter\",le=\"1000\"} 1\n",
+                "scheduler_extender_request_nodes_bucket{endpoint=\"filter\",le=\"2500\"} 2\n",
+                "scheduler_extender_request_nodes_bucket{endpoint=\"filter\",le=\"+Inf\"} 2\n",
+                "scheduler_extender_request_nodes_sum{endpoint=\"filter\"} 2503\n",
+                "scheduler_extender_request_nodes_count{endpoint=\"filter\"} 2\n",
+                "scheduler_extender_request_nodes_bucket{endpoint=\"prioritize\",le=\"25000\"} 0\n",
+                "scheduler_extender_request_nodes_bucket{endpoint=\"prioritize\",le=\"50000\"} 1\n",
+                "scheduler_extender_request_duration_seconds_sum{endpoint=\"filter\"} 0.5\n",
+            });
 }
 
 BOOST_AUTO_TEST_SUITE_END()
