@@ -81,6 +81,28 @@ void upsertPodAndPublish(benchmark::State& state, const std::string& scenario, P
   }
 }
 
+// A nomination that changes what the nominated pods' index files: a pod alone in its
+// namespace, with a required anti-affinity term no other pod has, nominated then deleted
+// (two events, each published).
+void nominateAndDelete(benchmark::State& state, const std::string& scenario) {
+  scheduling::cache::Cache& cache = mutableCache(scenario);
+  scheduling::api::Pod pod = podOfKind(cache, PodKind::Nominated);
+  pod.metadata.uid = "bench-nomination";
+  pod.metadata.ns = "bench-nomination";
+  pod.metadata.labels.set("bench-nomination", "true");
+  scheduling::api::PodAffinityTerm term;
+  term.labelSelector.emplace().matchLabels.set("bench-nomination", "true");
+  term.topologyKey = "kubernetes.io/hostname";
+  pod.spec.affinity.emplace().podAntiAffinity.emplace()
+      .requiredDuringSchedulingIgnoredDuringExecution.push_back(term);
+  for (auto _ : state) {
+    cache.upsertPod(pod);
+    cache.publish();
+    cache.deletePod(pod.metadata.uid);
+    cache.publish();
+  }
+}
+
 // The NodeInfos of every name of the scenario's NodeNames body, as a request resolves the
 // nodes it is sent (getNodeInfos), or looked up one by one (getNodeInfo).
 void resolveNodeNames(benchmark::State& state, Scenario& s, bool together, bool cold) {
@@ -116,6 +138,11 @@ void registerCacheBenchmarks(const std::string& scenario) {
         [scenario, kind](benchmark::State& state) { upsertPodAndPublish(state, scenario, kind); })
         ->Unit(benchmark::kMicrosecond);
   }
+  benchmark::RegisterBenchmark(("NominateAndDelete/" + scenario).c_str(),
+                               [scenario](benchmark::State& state) {
+                                 nominateAndDelete(state, scenario);
+                               })
+      ->Unit(benchmark::kMicrosecond);
   for (const bool together : {true, false}) {
     for (const bool cold : {false, true}) {
       const std::string name =

@@ -13,6 +13,7 @@
 #include "scheduling/cache/existing_term_index.hpp"
 #include "scheduling/cache/namespace_pod_index.hpp"
 #include "scheduling/cache/node_tree.hpp"
+#include "scheduling/cache/nominator.hpp"
 #include "scheduling/framework/affinity_term_pool.hpp"
 #include "scheduling/framework/runtime/parallelizer.hpp"
 
@@ -82,13 +83,6 @@ struct NamespaceState {
   bool touched = false;
 };
 
-// The pods of one namespace nominated to nodes, and the label index last built over them
-// (null once they change).
-struct NominatedNamespace {
-  std::vector<framework::PodInfoPtr> pods;
-  std::shared_ptr<const NamespacePodIndex> index;
-};
-
 // Overlay sizes beyond which rebuilding is cheaper than every request walking the overlay.
 constexpr std::size_t kMinDelta = 32;
 constexpr std::size_t kMaxDelta = 1024;
@@ -145,12 +139,7 @@ struct Cache::State {
   // What terms spanning every namespace may match where, kept across snapshots.
   std::shared_ptr<SpanningSelectorMemo> spanningSelectors =
       std::make_shared<SpanningSelectorMemo>();
-  // Nominator: node → pods nominated to it, in nomination order (nominator.go).
-  NominatedPodsByNode nominated;
-  std::map<std::string, NominatedNamespace, std::less<>> nominatedByNamespace;
-  std::shared_ptr<const NominatedPodIndex> publishedNominated;
-  // Spans into publishedNominated by slot; null when it or the node order changed.
-  std::shared_ptr<const Snapshot::NominatedBySlot> publishedNominatedBySlot;
+  Nominator nominator;
 
   // UIDs of the assumed pods (cache.go's assumedPods).
   std::unordered_set<std::string> assumedPods;
@@ -197,11 +186,7 @@ struct Cache::State {
 
   void place(PodRecord& record) {
     if (record.placement == Placement::Nominated) {
-      nominated[record.node].push_back(record.info);
-      NominatedNamespace& ns = nominatedByNamespace[record.info->pod().metadata.ns];
-      ns.pods.push_back(record.info);
-      ns.index.reset();
-      publishedNominated.reset();
+      nominator.add(record.info, record.node);
       return;
     }
     NodeItem& item = itemFor(record.node);
@@ -223,18 +208,7 @@ struct Cache::State {
 
   void unplace(PodRecord& record) {
     if (record.placement == Placement::Nominated) {
-      auto it = nominated.find(record.node);
-      auto& queue = it->second;
-      queue.erase(std::find(queue.begin(), queue.end(), record.info));
-      if (queue.empty()) nominated.erase(it);
-      auto ns = nominatedByNamespace.find(record.info->pod().metadata.ns);
-      std::erase(ns->second.pods, record.info);
-      if (ns->second.pods.empty()) {
-        nominatedByNamespace.erase(ns);
-      } else {
-        ns->second.index.reset();
-      }
-      publishedNominated.reset();
+      nominator.remove(record.info, record.node);
       return;
     }
     auto item = nodes.find(record.node);
@@ -599,7 +573,6 @@ void Cache::publish() {
     s.names = std::move(names);
     s.publishedOrder = std::move(order);
     s.publishedNodes = NodeInfosBySlot(std::move(bySlot));
-    s.publishedNominatedBySlot.reset();
   } else if (!s.copiedInfos.empty()) {
     // Same real nodes at the same slots since the last publish: a slot published empty is a
     // ghost's (its item may be gone since), any other still has its item.
@@ -634,34 +607,7 @@ void Cache::publish() {
   }
   parts.namespaces = s.publishedNamespaces;
   parts.spanningSelectors = s.spanningSelectors;
-  if (!s.publishedNominated) {
-    std::vector<std::shared_ptr<const NamespacePodIndex>> byNamespace;
-    byNamespace.reserve(s.nominatedByNamespace.size());
-    for (auto& [name, ns] : s.nominatedByNamespace) {
-      if (!ns.index) {
-        std::vector<NamespacePodIndex::Entry> entries;
-        entries.reserve(ns.pods.size());
-        for (const auto& pod : ns.pods) entries.push_back({pod, framework::kNoSlot});
-        ns.index = std::make_shared<const NamespacePodIndex>(name, std::move(entries));
-      }
-      byNamespace.push_back(ns.index);
-    }
-    s.publishedNominated =
-        std::make_shared<const NominatedPodIndex>(s.nominated, std::move(byNamespace));
-    s.publishedNominatedBySlot.reset();
-  }
-  if (!s.publishedNominatedBySlot) {
-    auto bySlot = std::make_shared<Snapshot::NominatedBySlot>(s.positionBySlot.size());
-    s.publishedNominated->forEachNode(
-        [&](std::string_view name, std::span<const framework::NominatedPod> pods) {
-          if (const framework::NodeSlot slot = s.names->find(name); slot != framework::kNoSlot) {
-            (*bySlot)[slot] = pods;
-          }
-        });
-    s.publishedNominatedBySlot = std::move(bySlot);
-  }
-  parts.nominated = s.publishedNominated;
-  parts.nominatedBySlot = s.publishedNominatedBySlot;
+  parts.nominated = s.nominator.publish(s.names, s.numSlots);
 
   std::shared_ptr<const Snapshot> snapshot(new Snapshot(std::move(parts)));
   {

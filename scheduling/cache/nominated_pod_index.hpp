@@ -3,30 +3,27 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "scheduling/cache/chunked_array.hpp"
 #include "scheduling/cache/namespace_pod_index.hpp"
+#include "scheduling/cache/node_name_index.hpp"
 #include "scheduling/cache/term_selector_index.hpp"
-#include "scheduling/framework/string_table.hpp"
 #include "scheduling/framework/types.hpp"
 
 namespace scheduling::cache {
 
-// Node name → the pods nominated to it, in nomination order: the Cache's nominator
-// (nominator.go), hashed by name as the node name index is.
+// Node names hashed for lookups by string_view, as the node name index hashes them.
 struct NodeNameHash {
   using is_transparent = void;
   std::size_t operator()(std::string_view name) const noexcept {
     return std::hash<std::string_view>{}(name);
   }
 };
-using NominatedPodsByNode = std::unordered_map<std::string, std::vector<framework::PodInfoPtr>,
-                                               NodeNameHash, std::equal_to<>>;
 
 // The nominated pods as snapshots hand them out: per node, and indexed for the two questions
 // InterPodAffinity asks about them once per cycle, so that the filter pass with nominated
@@ -37,27 +34,49 @@ using NominatedPodsByNode = std::unordered_map<std::string, std::vector<framewor
 // These are the questions SharedLister's forEachPodMatching and forEachExistingTermSelecting
 // answer for assigned pods, over the same kinds of index.
 //
-// Built by the Cache when the nominations change and shared by the snapshots in between. The
-// label indexes are the Cache's, one per namespace, rebuilt only for a namespace whose
-// nominated pods changed: a nomination then costs a walk over the nominated pods, not a sort
-// of their labels.
+// Immutable, and made of parts the Nominator shares between publishes: a nomination replaces
+// its node's queue (one chunk of the slot table), its namespace's label index and its
+// anti-affinity terms' pod lists, and copies one pointer per other part. What a nomination
+// costs is what it changed, not every nominated pod of the cluster.
 class NominatedPodIndex {
  public:
-  // `byNamespace`: the label indexes of the same pods, one per namespace, sorted by name.
-  NominatedPodIndex(const NominatedPodsByNode& byNode,
-                    std::vector<std::shared_ptr<const NamespacePodIndex>> byNamespace);
-  NominatedPodIndex(const NominatedPodIndex&) = delete;
-  NominatedPodIndex& operator=(const NominatedPodIndex&) = delete;
+  // One node's nominated pods, in nomination order (nominator.go's nominatedPods[node]).
+  using Queue = std::vector<framework::NominatedPod>;
+  using QueuePtr = std::shared_ptr<const Queue>;
+  using QueuesByName = std::unordered_map<std::string, QueuePtr, NodeNameHash, std::equal_to<>>;
+  // The distinct required anti-affinity terms of the nominated pods (pods of one workload
+  // share theirs), filed by selector. The terms are the pods' own: the pods listed for them
+  // keep them alive.
+  struct AntiAffinityTerms {
+    explicit AntiAffinityTerms(std::vector<const framework::AffinityTerm*> all)
+        : terms(std::move(all)), bySelector(terms) {}
+    std::vector<const framework::AffinityTerm*> terms;
+    TermSelectorIndex bySelector;
+  };
+  using PodsOfTerm = std::shared_ptr<const std::vector<framework::PodInfoPtr>>;
+
+  struct Parts {
+    // The queues of the nodes `names` has, by slot (null: none nominated there).
+    ChunkedArray<QueuePtr> bySlot;
+    std::shared_ptr<const NodeNameIndex> names;
+    // The queues of nominated node names that `names` does not have.
+    std::shared_ptr<const QueuesByName> byUnknownName;
+    // The same pods' label indexes, one per namespace, sorted by name (slots are not used):
+    // owned by the chunks, read through the column of plain pointers beside them.
+    ChunkedArray<std::shared_ptr<const NamespacePodIndex>> namespaceIndexes;
+    std::vector<const NamespacePodIndex*> byNamespace;
+    std::shared_ptr<const AntiAffinityTerms> antiAffinityTerms;
+    // By position in antiAffinityTerms->terms: the pods carrying that term.
+    ChunkedArray<PodsOfTerm> podsByAntiAffinityTerm;
+  };
+
+  explicit NominatedPodIndex(Parts parts) : parts_(std::move(parts)) {}
 
   // The pods nominated to `node`, in nomination order.
   std::span<const framework::NominatedPod> forNode(std::string_view node) const;
-  // fn(node name, its nominated pods) for every node with some.
-  template <typename Fn>
-  void forEachNode(Fn&& fn) const {
-    for (std::uint32_t id = 0; id < rangeByNode_.size(); ++id) {
-      fn(nodeNames_.at(id), pods(rangeByNode_[id]));
-    }
-  }
+  // The same for a node of the snapshot published with this index: `slot` is the node's.
+  std::span<const framework::NominatedPod> forNode(framework::NodeSlot slot,
+                                                    std::string_view node) const;
 
   // Calls fn(const PodInfo&) for every nominated pod `term` matches with empty namespace
   // labels (term.matches(pod, {})), each once.
@@ -73,25 +92,12 @@ class NominatedPodIndex {
           fn) const;
 
  private:
-  struct Range {
-    std::uint32_t begin;
-    std::uint32_t end;
-  };
-  std::span<const framework::NominatedPod> pods(Range r) const {
-    return std::span(pods_).subspan(r.begin, r.end - r.begin);
+  static std::span<const framework::NominatedPod> pods(const QueuePtr& queue) {
+    return queue ? std::span<const framework::NominatedPod>(*queue)
+                 : std::span<const framework::NominatedPod>();
   }
 
-  std::vector<framework::NominatedPod> pods_;  // grouped by node
-  framework::StringTable nodeNames_;           // the nodes with nominated pods, numbered
-  std::vector<Range> rangeByNode_;             // by node number
-  // Sorted by namespace name; slots are not used.
-  std::vector<std::shared_ptr<const NamespacePodIndex>> byNamespace_;
-  // The distinct required anti-affinity terms of the nominated pods (pods of one workload
-  // share theirs), the pods carrying each, and the terms filed by selector (built last, from
-  // the terms).
-  std::vector<const framework::AffinityTerm*> antiAffinityTerms_;
-  std::vector<std::vector<const framework::PodInfo*>> podsByAntiAffinityTerm_;
-  std::optional<TermSelectorIndex> antiAffinityBySelector_;
+  Parts parts_;
 };
 
 }  // namespace scheduling::cache

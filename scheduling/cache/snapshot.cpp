@@ -20,8 +20,7 @@ Snapshot::Snapshot(Parts parts)
       spanningSelectors_(std::move(parts.spanningSelectors)),
       existingTerms_(std::move(parts.existingTerms)),
       namespaces_(std::move(parts.namespaces)),
-      nominated_(std::move(parts.nominated)),
-      nominatedBySlot_(std::move(parts.nominatedBySlot)) {}
+      nominated_(std::move(parts.nominated)) {}
 
 const Snapshot::NodeLists& Snapshot::lists() const {
   std::call_once(listsMade_, [this] {
@@ -73,8 +72,7 @@ std::span<const framework::NominatedPod> Snapshot::nominatedPodsFor(
     const framework::NodeInfo& node) const {
   // A request's copy of a node (other labels, or pods added) keeps the origin's slot.
   const framework::NodeSlot slot = node.origin().slot();
-  return slot < nominatedBySlot_->size() ? (*nominatedBySlot_)[slot]
-                                         : nominatedPodsForNode(node.name());
+  return nominated_->forNode(slot, node.name());
 }
 
 void Snapshot::forEachNominatedPodMatching(

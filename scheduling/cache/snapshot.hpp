@@ -113,10 +113,6 @@ class Snapshot final : public framework::SharedLister {
     std::vector<std::uint32_t> withDelta;  // ascending
   };
 
-  // The nominations by node slot: an array read for every node that Filter and PodState's
-  // Score see.
-  using NominatedBySlot = std::vector<std::span<const framework::NominatedPod>>;
-
   // What the Cache hands over; the lists and lookups are derived from it.
   struct Parts {
     // The Cache's node slots → this snapshot's NodeInfo, null for ghosts and free slots.
@@ -131,9 +127,8 @@ class Snapshot final : public framework::SharedLister {
     NamespaceColumns namespaceColumns;
     ExistingTerms existingTerms;
     std::shared_ptr<const NamespaceDirectory> namespaces;
+    // Its slots are this snapshot's.
     std::shared_ptr<const NominatedPodIndex> nominated;
-    // Spans into `nominated`, for this snapshot's node slots.
-    std::shared_ptr<const NominatedBySlot> nominatedBySlot;
     // Shared by the Cache's snapshots; null: terms spanning every namespace ask each one.
     std::shared_ptr<SpanningSelectorMemo> spanningSelectors;
   };
@@ -172,7 +167,6 @@ class Snapshot final : public framework::SharedLister {
   ExistingTerms existingTerms_;
   std::shared_ptr<const NamespaceDirectory> namespaces_;
   std::shared_ptr<const NominatedPodIndex> nominated_;
-  std::shared_ptr<const NominatedBySlot> nominatedBySlot_;
 };
 
 }  // namespace scheduling::cache

@@ -1,5 +1,6 @@
 #include "scheduling/cache/cache.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
@@ -199,6 +200,83 @@ BOOST_AUTO_TEST_CASE(nominated_then_bound) {
   BOOST_TEST(nominatedNames(*bound, "n1").empty());
   BOOST_TEST((podsByNode(*bound) == Pods{{"n1", {"p1"}}, {"n2", {}}}));
   BOOST_TEST(cache.numAssignedPods() == 1u);
+}
+
+// "pod" for each nominated pod whose required anti-affinity term may select an app=web pod
+// of namespace "ns", sorted.
+Strings nominatedSelectingWeb(const Snapshot& snapshot) {
+  api::Labels web;
+  web.set("app", "web");
+  Strings out;
+  snapshot.forEachNominatedPodWithRequiredAntiAffinitySelecting(
+      "ns", web, [&](const framework::AffinityTerm& term, const framework::PodInfo& pod) {
+        if (term.selector.matches(web)) out.push_back(pod.pod().metadata.name);
+      });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Replicas of one workload share their parsed terms: a nomination that adds or removes one
+// replica changes that term's pods without changing the set of terms, which a publish then
+// updates in place. Each snapshot keeps what was true when it was published.
+BOOST_AUTO_TEST_CASE(nominated_replicas_sharing_terms_across_publishes) {
+  Cache cache;
+  for (const char* node : {"n0", "n1", "n2"}) {
+    cache.upsertNode(MakeNode().name(node).label(kHostname, node).obj());
+  }
+  const auto replica = [](const std::string& name, const std::string& node) {
+    return MakePod()
+        .name(name)
+        .ns("ns")
+        .uid(name)
+        .label("app", "web")
+        .podAntiAffinityIn("app", kHostname, {"web"}, kRequiredReq)
+        .nominatedNodeName(node)
+        .obj();
+  };
+  cache.upsertPod(replica("r0", "n0"));
+  cache.upsertPod(replica("r1", "n1"));
+  cache.upsertPod(replica("r2", "n1"));
+  cache.publish();
+  const auto first = cache.snapshot();
+  BOOST_TEST((nominatedSelectingWeb(*first) == Strings{"r0", "r1", "r2"}));
+
+  cache.deletePod("r1");
+  cache.publish();
+  const auto removed = cache.snapshot();
+  BOOST_TEST((nominatedSelectingWeb(*removed) == Strings{"r0", "r2"}));
+  BOOST_TEST((nominatedNames(*removed, "n1") == Strings{"r2"}));
+
+  cache.upsertPod(replica("r3", "n0"));
+  cache.publish();
+  const auto added = cache.snapshot();
+  BOOST_TEST((nominatedSelectingWeb(*added) == Strings{"r0", "r2", "r3"}));
+  BOOST_TEST((nominatedNames(*added, "n0") == Strings{"r0", "r3"}));
+  // By slot, as the framework asks for a node it filters.
+  BOOST_TEST(added->nominatedPodsFor(*added->getNodeInfo("n0")).size() == 2u);
+
+  // A nomination to a node the cache has not seen is found by name, then by slot once the
+  // node comes.
+  cache.upsertPod(replica("r4", "n9"));
+  cache.publish();
+  const auto unknown = cache.snapshot();
+  BOOST_TEST((nominatedNames(*unknown, "n9") == Strings{"r4"}));
+  BOOST_TEST((nominatedSelectingWeb(*unknown) == Strings{"r0", "r2", "r3", "r4"}));
+  cache.upsertNode(MakeNode().name("n9").label(kHostname, "n9").obj());
+  cache.publish();
+  const auto known = cache.snapshot();
+  BOOST_TEST((nominatedNames(*known, "n9") == Strings{"r4"}));
+  BOOST_TEST(known->nominatedPodsFor(*known->getNodeInfo("n9")).size() == 1u);
+
+  // The last replica leaves: the term goes with it.
+  for (const char* uid : {"r0", "r2", "r3", "r4"}) cache.deletePod(uid);
+  cache.publish();
+  BOOST_TEST(nominatedSelectingWeb(*cache.snapshot()).empty());
+
+  BOOST_TEST((nominatedSelectingWeb(*first) == Strings{"r0", "r1", "r2"}));
+  BOOST_TEST((nominatedNames(*first, "n1") == Strings{"r1", "r2"}));
+  BOOST_TEST((nominatedSelectingWeb(*removed) == Strings{"r0", "r2"}));
+  BOOST_TEST(nominatedNames(*unknown, "n9").size() == 1u);
 }
 
 struct TerminalCase {

@@ -565,6 +565,48 @@ void checkAgainstBruteForce(const Snapshot& snapshot, ClusterGenerator& gen) {
   }
 }
 
+// What the test sent the Cache, as a model of the nominations it must hold: pods by UID, as
+// last upserted and not deleted since.
+class NominationModel {
+ public:
+  void upsert(const api::Pod& pod) { pods_.insert_or_assign(pod.metadata.uid, pod); }
+  void remove(const std::string& uid) { pods_.erase(uid); }
+
+  // The names of the pods nominated to `node`, sorted: unassigned, not terminal, and naming it.
+  Strings nominatedTo(const std::string& node) const {
+    Strings out;
+    for (const auto& [uid, pod] : pods_) {
+      if (pod.spec.nodeName.empty() && !pod.isTerminal() &&
+          pod.status.nominatedNodeName == node) {
+        out.push_back(pod.metadata.name);
+      }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  std::map<std::string, api::Pod> pods_;
+};
+
+// Every generator node's nominated pods in the snapshot equal the model's.
+void checkNominations(const Snapshot& snapshot, const NominationModel& model) {
+  for (int i = 0; i < ClusterGenerator::kNodes; ++i) {
+    const std::string node = "n" + std::to_string(i);
+    Strings got;
+    for (const auto& p : snapshot.nominatedPodsForNode(node)) {
+      got.push_back(p.info->pod().metadata.name);
+    }
+    std::sort(got.begin(), got.end());
+    BOOST_TEST(got == model.nominatedTo(node), boost::test_tools::per_element());
+    if (const framework::NodeInfo* info = snapshot.getNodeInfo(node)) {
+      // By slot, as the framework asks, the same pods as by name.
+      BOOST_TEST(snapshot.nominatedPodsFor(*info).size() ==
+                 snapshot.nominatedPodsForNode(node).size());
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(indexes_equal_brute_force_on_seeded_clusters) {
   for (std::uint32_t seed : {1u, 2u, 3u, 42u, 2024u, 31337u}) {
     BOOST_TEST_CONTEXT("seed " << seed) {
@@ -574,26 +616,36 @@ BOOST_AUTO_TEST_CASE(indexes_equal_brute_force_on_seeded_clusters) {
       for (int i = 0; i < ClusterGenerator::kNodes; ++i) {
         cache.upsertNode(gen.makeNode("n" + std::to_string(i)));
       }
+      NominationModel model;
+      const auto upsert = [&](const api::Pod& pod) {
+        model.upsert(pod);
+        cache.upsertPod(pod);
+      };
       int nextUid = 0;
-      for (; nextUid < 150; ++nextUid) cache.upsertPod(gen.pod(nextUid));
+      for (; nextUid < 150; ++nextUid) upsert(gen.pod(nextUid));
       cache.publish();
       auto first = cache.snapshot();
       checkAgainstBruteForce(*first, gen);
+      checkNominations(*first, model);
 
       // Rounds of mutations: pod updates (moves, relabels, terminal), deletes, new pods and,
       // every other round, node relabels, deletes and returns. Rounds with pod changes only
-      // keep the node order, so the snapshot reuses what it can from the previous one.
+      // keep the node order, so the snapshot reuses what it can from the previous one; every
+      // third round publishes after each change, as the informers do between reads.
       std::vector<std::shared_ptr<const Snapshot>> kept = {first};
       for (int round = 0; round < 6; ++round) {
         const bool nodesToo = round % 2 == 1;
+        const bool publishEach = round % 3 == 2;
         for (int m = 0; m < 40; ++m) {
           const int what = gen.uniform(nodesToo ? 10 : 8);
           if (what < 4) {
-            cache.upsertPod(gen.pod(gen.uniform(nextUid)));
+            upsert(gen.pod(gen.uniform(nextUid)));
           } else if (what < 6) {
-            cache.deletePod(std::to_string(gen.uniform(nextUid)));
+            const std::string uid = std::to_string(gen.uniform(nextUid));
+            model.remove(uid);
+            cache.deletePod(uid);
           } else if (what < 8) {
-            cache.upsertPod(gen.pod(nextUid++));
+            upsert(gen.pod(nextUid++));
           } else if (what < 9) {
             cache.deleteNode(gen.node());
           } else {
@@ -601,10 +653,15 @@ BOOST_AUTO_TEST_CASE(indexes_equal_brute_force_on_seeded_clusters) {
                 gen.chance(20) ? "ghost" + std::to_string(gen.uniform(3)) : gen.node();
             cache.upsertNode(gen.makeNode(name));
           }
+          if (publishEach) {
+            cache.publish();
+            checkNominations(*cache.snapshot(), model);
+          }
         }
         cache.publish();
         kept.push_back(cache.snapshot());
         checkAgainstBruteForce(*kept.back(), gen);
+        checkNominations(*kept.back(), model);
       }
       // Earlier snapshots still agree with themselves after all of that.
       for (const auto& old : kept) checkAgainstBruteForce(*old, gen);
