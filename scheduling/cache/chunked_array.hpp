@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <memory>
@@ -42,6 +43,16 @@ class ChunkedArray {
   template <typename Fn>
   void forEach(Fn&& fn) const {
     for (std::size_t i = 0; i < size_; ++i) fn((*this)[i]);
+  }
+
+  // This array lengthened to `size` entries (no shorter than now), the new ones T{}. Shares
+  // every chunk it had.
+  ChunkedArray grown(std::size_t size) const {
+    ChunkedArray out = *this;
+    // The last chunk is padded with T{}, which the new entries in it already are.
+    while (out.chunks_.size() * kChunkSize < size) out.chunks_.push_back(std::make_shared<Chunk>());
+    out.size_ = std::max(size, size_);
+    return out;
   }
 
   // This array with entry `index` set to `value` for each change (indexes below size(); a

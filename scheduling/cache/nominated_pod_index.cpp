@@ -31,12 +31,17 @@ void NominatedPodIndex::forEachWithRequiredAntiAffinitySelecting(
     std::string_view podNamespace, const api::Labels& podLabels,
     const std::function<void(const framework::AffinityTerm& term, const framework::PodInfo& pod)>&
         fn) const {
-  const AntiAffinityTerms& terms = *parts_.antiAffinityTerms;
-  terms.bySelector.forEachCandidate(podNamespace, podLabels, [&](std::uint32_t position) {
-    for (const framework::PodInfoPtr& pod : *parts_.podsByAntiAffinityTerm[position]) {
-      fn(*terms.terms[position], *pod);
-    }
-  });
+  // A term is in the any-namespace shard or in those of the namespaces it lists: each pair
+  // comes once.
+  const auto visit = [&](const std::shared_ptr<const TermShard>& shard) {
+    if (!shard) return;
+    shard->bySelector.forEachCandidate(podNamespace, podLabels, [&](std::uint32_t local) {
+      const AntiAffinityTerm& entry = parts_.antiAffinityTerms[shard->positions[local]];
+      for (const framework::PodInfoPtr& pod : *entry.pods) fn(*entry.term, *pod);
+    });
+  };
+  visit(parts_.termShards[kAnyNamespaceShard]);
+  visit(parts_.termShards[shardOf(podNamespace)]);
 }
 
 }  // namespace scheduling::cache

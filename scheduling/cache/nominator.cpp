@@ -13,6 +13,13 @@ NominatedPodIndex::QueuePtr makeQueue(const std::vector<framework::PodInfoPtr>& 
 
 }  // namespace
 
+Nominator::Nominator()
+    : termsByShard_(NominatedPodIndex::kNamespaceShards + 1),
+      shardTouched_(NominatedPodIndex::kNamespaceShards + 1, false) {
+  parts_.termShards = ChunkedArray(
+      std::vector<std::shared_ptr<const NominatedPodIndex::TermShard>>(termsByShard_.size()));
+}
+
 void Nominator::add(const framework::PodInfoPtr& pod, const std::string& node) {
   byNode_[node].push_back(pod);
   touchedNodes_.insert(node);
@@ -33,11 +40,18 @@ void Nominator::add(const framework::PodInfoPtr& pod, const std::string& node) {
     TermPods& entry = it->second;
     entry.pods.push_back(pod);
     if (added) {
-      termSetChanged_ = true;
-    } else if (!entry.touched) {
-      entry.touched = true;
-      touchedTerms_.push_back(&term);
+      if (freeTermPositions_.empty()) {
+        entry.position = static_cast<std::uint32_t>(termAt_.size());
+        termAt_.push_back(&term);
+        termPositionTouched_.push_back(false);
+      } else {
+        entry.position = freeTermPositions_.back();
+        freeTermPositions_.pop_back();
+        termAt_[entry.position] = &term;
+      }
+      fileTerm(term, entry.position, true);
     }
+    touchTermPosition(entry.position);
   }
 }
 
@@ -63,12 +77,12 @@ void Nominator::remove(const framework::PodInfoPtr& pod, const std::string& node
     auto it = byAntiAffinityTerm_.find(&term);
     TermPods& entry = it->second;
     std::erase(entry.pods, pod);
+    touchTermPosition(entry.position);
     if (entry.pods.empty()) {
+      fileTerm(term, entry.position, false);
+      termAt_[entry.position] = nullptr;
+      freeTermPositions_.push_back(entry.position);
       byAntiAffinityTerm_.erase(it);
-      termSetChanged_ = true;
-    } else if (!entry.touched) {
-      entry.touched = true;
-      touchedTerms_.push_back(&term);
     }
   }
 }
@@ -81,14 +95,12 @@ std::shared_ptr<const NominatedPodIndex> Nominator::publish(
   } else if (!touchedNodes_.empty()) {
     refileTouched(*names);
   } else if (published_ && !namespaceSetChanged_ && touchedNamespaces_.empty() &&
-             !termSetChanged_ && touchedTerms_.empty()) {
+             touchedTermPositions_.empty()) {
     return published_;
   }
   touchedNodes_.clear();
   if (namespaceSetChanged_ || !touchedNamespaces_.empty() || !published_) publishNamespaces();
-  if (termSetChanged_ || !touchedTerms_.empty() || !published_) {
-    publishAntiAffinity();
-  }
+  if (!touchedTermPositions_.empty()) publishAntiAffinity();
   published_ = std::make_shared<const NominatedPodIndex>(parts_);
   return published_;
 }
@@ -170,37 +182,79 @@ void Nominator::publishNamespaces() {
   namespaceSetChanged_ = false;
 }
 
-void Nominator::publishAntiAffinity() {
-  const auto podsOf = [](const TermPods& entry) {
-    return std::make_shared<const std::vector<framework::PodInfoPtr>>(entry.pods);
+void Nominator::fileTerm(const framework::AffinityTerm& term, std::uint32_t position,
+                         bool file) {
+  const auto fileIn = [&](std::size_t shard) {
+    auto& terms = termsByShard_[shard];
+    if (file) {
+      terms.emplace_back(position, &term);
+    } else {
+      std::erase(terms, std::pair(position, &term));
+    }
+    touchShard(shard);
   };
-  if (termSetChanged_ || !published_) {
-    // Positions change: refile every term, reusing the pod lists of the untouched ones.
-    std::vector<const framework::AffinityTerm*> terms;
-    std::vector<NominatedPodIndex::PodsOfTerm> lists;
-    terms.reserve(byAntiAffinityTerm_.size());
-    lists.reserve(byAntiAffinityTerm_.size());
-    for (auto& [term, entry] : byAntiAffinityTerm_) {
-      lists.push_back(entry.touched ? podsOf(entry) : parts_.podsByAntiAffinityTerm[entry.position]);
-      entry.position = static_cast<std::uint32_t>(terms.size());
-      entry.touched = false;
-      terms.push_back(term);
-    }
-    parts_.antiAffinityTerms =
-        std::make_shared<const NominatedPodIndex::AntiAffinityTerms>(std::move(terms));
-    parts_.podsByAntiAffinityTerm = ChunkedArray(std::move(lists));
-  } else {
-    // Same terms at the same positions: only the touched ones' pod lists are new.
-    std::vector<std::pair<std::size_t, NominatedPodIndex::PodsOfTerm>> changes;
-    for (const framework::AffinityTerm* term : touchedTerms_) {
-      TermPods& entry = byAntiAffinityTerm_.at(term);
-      changes.emplace_back(entry.position, podsOf(entry));
-      entry.touched = false;
-    }
-    parts_.podsByAntiAffinityTerm = parts_.podsByAntiAffinityTerm.with(changes);
+  if (!term.namespaceSelector.isNothing()) {
+    fileIn(NominatedPodIndex::kAnyNamespaceShard);
+    return;
   }
-  touchedTerms_.clear();
-  termSetChanged_ = false;
+  // Namespaces of one term may share a shard: it is filed there once.
+  std::vector<std::size_t> shards;
+  for (const std::string& ns : term.namespaces) shards.push_back(NominatedPodIndex::shardOf(ns));
+  std::sort(shards.begin(), shards.end());
+  shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
+  for (const std::size_t shard : shards) fileIn(shard);
+}
+
+void Nominator::touchTermPosition(std::uint32_t position) {
+  if (termPositionTouched_[position]) return;
+  termPositionTouched_[position] = true;
+  touchedTermPositions_.push_back(position);
+}
+
+void Nominator::touchShard(std::size_t shard) {
+  if (shardTouched_[shard]) return;
+  shardTouched_[shard] = true;
+  touchedShards_.push_back(shard);
+}
+
+void Nominator::publishAntiAffinity() {
+  if (parts_.antiAffinityTerms.size() < termAt_.size()) {
+    // Room for twice the terms, so that growing is rare.
+    parts_.antiAffinityTerms = parts_.antiAffinityTerms.grown(2 * termAt_.size());
+  }
+  std::vector<std::pair<std::size_t, NominatedPodIndex::AntiAffinityTerm>> terms;
+  for (const std::uint32_t position : touchedTermPositions_) {
+    termPositionTouched_[position] = false;
+    NominatedPodIndex::AntiAffinityTerm entry;
+    if (const framework::AffinityTerm* term = termAt_[position]) {
+      entry.term = term;
+      entry.pods =
+          std::make_shared<const Pods>(byAntiAffinityTerm_.at(term).pods);
+    }
+    terms.emplace_back(position, std::move(entry));
+  }
+  parts_.antiAffinityTerms = parts_.antiAffinityTerms.with(terms);
+  touchedTermPositions_.clear();
+
+  std::vector<std::pair<std::size_t, std::shared_ptr<const NominatedPodIndex::TermShard>>> shards;
+  for (const std::size_t shard : touchedShards_) {
+    shardTouched_[shard] = false;
+    const auto& filed = termsByShard_[shard];
+    if (filed.empty()) {
+      shards.emplace_back(shard, nullptr);
+      continue;
+    }
+    std::vector<std::uint32_t> positions;
+    std::vector<const framework::AffinityTerm*> shardTerms;
+    for (const auto& [position, term] : filed) {
+      positions.push_back(position);
+      shardTerms.push_back(term);
+    }
+    shards.emplace_back(shard, std::make_shared<const NominatedPodIndex::TermShard>(
+                                   std::move(positions), std::move(shardTerms)));
+  }
+  parts_.termShards = parts_.termShards.with(shards);
+  touchedShards_.clear();
 }
 
 }  // namespace scheduling::cache

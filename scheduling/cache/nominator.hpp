@@ -22,6 +22,8 @@ namespace scheduling::cache {
 // nodes does.
 class Nominator {
  public:
+  Nominator();
+
   // `pod` nominated to `node`, after the pods nominated there before it.
   void add(const framework::PodInfoPtr& pod, const std::string& node);
   // Undoes add(pod, node) for the same PodInfoPtr.
@@ -44,8 +46,7 @@ class Nominator {
   };
   struct TermPods {
     Pods pods;
-    std::uint32_t position = 0;  // in the published terms, when not new
-    bool touched = true;
+    std::uint32_t position = 0;  // in the term table, for the term's life
   };
 
   void refileAll(const NodeNameIndex& names, std::size_t numSlots);
@@ -53,6 +54,9 @@ class Nominator {
   void publishNamespaces();
   const std::shared_ptr<const NamespacePodIndex>& indexOf(const std::string& name, Namespace& ns);
   void publishAntiAffinity();
+  void fileTerm(const framework::AffinityTerm& term, std::uint32_t position, bool file);
+  void touchTermPosition(std::uint32_t position);
+  void touchShard(std::size_t shard);
 
   std::unordered_map<std::string, Pods, NodeNameHash, std::equal_to<>> byNode_;
   std::unordered_set<std::string> touchedNodes_;
@@ -61,9 +65,17 @@ class Nominator {
   std::vector<std::pair<const std::string, Namespace>*> touchedNamespaces_;
   bool namespaceSetChanged_ = false;
   std::unordered_map<const framework::AffinityTerm*, TermPods> byAntiAffinityTerm_;
-  // Keys of byAntiAffinityTerm_; not looked up once the set of terms changed.
-  std::vector<const framework::AffinityTerm*> touchedTerms_;
-  bool termSetChanged_ = false;
+  // The term table: the term at each position (null: free), the free positions, and the
+  // positions and shards whose published entries are stale.
+  std::vector<const framework::AffinityTerm*> termAt_;
+  std::vector<std::uint32_t> freeTermPositions_;
+  std::vector<bool> termPositionTouched_;
+  std::vector<std::uint32_t> touchedTermPositions_;
+  // Each shard's terms, as (position, term).
+  std::vector<std::vector<std::pair<std::uint32_t, const framework::AffinityTerm*>>>
+      termsByShard_;
+  std::vector<bool> shardTouched_;
+  std::vector<std::size_t> touchedShards_;
 
   // As last published.
   NominatedPodIndex::Parts parts_;
