@@ -56,6 +56,8 @@ struct PodRecord {
   // Assumed by a binding and not yet confirmed by the watch: since `assumedAt`, and bound by
   // the API server at `boundAt` once its binding finished.
   bool assumed = false;
+  // The pods relist current when the pod was last upserted; 0: never (only assumed).
+  std::uint32_t listedIn = 0;
   std::chrono::steady_clock::time_point assumedAt{};
   std::optional<std::chrono::steady_clock::time_point> boundAt;
   // Assigned only:
@@ -141,6 +143,8 @@ struct Cache::State {
       std::make_shared<SpanningSelectorMemo>();
   Nominator nominator;
 
+  // The pods relist in progress or last done, numbered from 1.
+  std::uint32_t relistGeneration = 1;
   // UIDs of the assumed pods (cache.go's assumedPods).
   std::unordered_set<std::string> assumedPods;
   PlacementObserver* observer = nullptr;
@@ -424,6 +428,7 @@ bool Cache::upsertPod(api::Pod pod) {
   }
   const bool assigned = !pod.spec.nodeName.empty();
   auto it = s.pods.find(uid);
+  if (it != s.pods.end()) it->second.listedIn = s.relistGeneration;
   const bool wasAssigned = it != s.pods.end() && it->second.placement == Placement::Assigned;
   if (it != s.pods.end() && it->second.assumed) {
     // An update from before the binding (the watch lags behind /bind): the assumption stands,
@@ -440,6 +445,7 @@ bool Cache::upsertPod(api::Pod pod) {
   }
   if (it == s.pods.end()) it = s.pods.try_emplace(uid).first;
   PodRecord& record = it->second;
+  record.listedIn = s.relistGeneration;
   record.placement = assigned ? Placement::Assigned : Placement::Nominated;
   record.node = assigned ? pod.spec.nodeName : pod.status.nominatedNodeName;
   record.info = framework::PodInfo::forCache(std::move(pod), s.termPool);
@@ -495,17 +501,22 @@ void Cache::forgetPod(std::string_view uid) {
   state_->removePod(key);
 }
 
-std::size_t Cache::forgetAssumedPodsNotListed(
-    std::chrono::steady_clock::time_point listStarted,
-    const std::function<bool(std::string_view uid)>& listed) {
+void Cache::beginPodRelist() {
+  std::lock_guard lock(state_->mu);
+  ++state_->relistGeneration;
+}
+
+std::size_t Cache::endPodRelist(std::chrono::steady_clock::time_point listStarted) {
   std::lock_guard lock(state_->mu);
   State& s = *state_;
   std::vector<std::string> gone;
-  for (const auto& uid : s.assumedPods) {
-    const PodRecord& record = s.pods.at(uid);
-    if (record.boundAt && *record.boundAt < listStarted && !listed(uid)) {
-      gone.push_back(uid);
-    }
+  for (const auto& [uid, record] : s.pods) {
+    if (record.listedIn == s.relistGeneration) continue;
+    // An assumption only /bind made stands unless its binding predates the list; a pod the
+    // API server showed before is gone, assumed since or not, as the informer's store deletes
+    // every key it held that the list lacks.
+    const bool fromApiServer = record.listedIn != 0;
+    if (fromApiServer || (record.boundAt && *record.boundAt < listStarted)) gone.push_back(uid);
   }
   for (const auto& uid : gone) s.removePod(uid);
   return gone.size();

@@ -90,12 +90,15 @@ class Cache {
   void finishBinding(std::string_view uid, std::chrono::steady_clock::time_point boundAt);
   // ForgetPod: the binding failed; drops the assumption (never a pod the watch confirmed).
   void forgetPod(std::string_view uid);
-  // A relist of the pods, begun at `listStarted`, did not list these assumed pods (`listed`
-  // says which UIDs it did): those whose binding finished before the list began are gone from
-  // the API server, deleted while the watch was away (client-go's Replace deletes them the same
-  // way). Drops them and returns how many; an assumption the list may predate stays.
-  std::size_t forgetAssumedPodsNotListed(std::chrono::steady_clock::time_point listStarted,
-                                         const std::function<bool(std::string_view uid)>& listed);
+  // A relist of the pods begins: the pods upserted from now until endPodRelist are the
+  // listed ones. (The pods' informer holds no set of keys of its own: at a million pods,
+  // that set and the list's were 200 MB.)
+  void beginPodRelist();
+  // The relist begun at `listStarted` is complete. Pods it did not list are gone from the API
+  // server, deleted while the watch was away (client-go's Replace deletes them the same way):
+  // dropped, with the assumed ones whose binding finished before the list began (an
+  // assumption the list may predate stays). Returns how many were dropped.
+  std::size_t endPodRelist(std::chrono::steady_clock::time_point listStarted);
   // When the oldest assumption the watch has not confirmed was made; nullopt when none.
   std::optional<std::chrono::steady_clock::time_point> oldestAssumedPod() const;
   // The node the cache counts the pod on (assumed or bound); nullopt when none.

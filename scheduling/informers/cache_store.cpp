@@ -28,21 +28,6 @@ bool upsertInto(cache::Cache& cache, api::Namespace&& ns) {
   return false;
 }
 
-// Pods assumed by /bind that a relist begun after their binding did not list: gone. Nodes and
-// namespaces are never assumed.
-template <typename T>
-std::size_t forgetUnlisted(cache::Cache&, std::chrono::steady_clock::time_point,
-                           const std::unordered_set<std::string>&) {
-  return 0;
-}
-template <>
-std::size_t forgetUnlisted<api::Pod>(cache::Cache& cache,
-                                     std::chrono::steady_clock::time_point listStarted,
-                                     const std::unordered_set<std::string>& listed) {
-  return cache.forgetAssumedPodsNotListed(
-      listStarted, [&](std::string_view uid) { return listed.contains(std::string(uid)); });
-}
-
 template <typename T>
 void removeFrom(cache::Cache& cache, const std::string& key);
 template <>
@@ -62,32 +47,35 @@ void removeFrom<api::Namespace>(cache::Cache& cache, const std::string& key) {
 
 template <typename T>
 void CacheStore<T>::upsert(T&& object) {
-  keys_.insert(keyOf(object));
+  if constexpr (kKeepsKeys) keys_.insert(keyOf(object));
   if (upsertInto(cache_, std::move(object))) placed_ = true;
 }
 
 template <typename T>
 void CacheStore<T>::remove(const std::string& key) {
-  keys_.erase(key);
+  if constexpr (kKeepsKeys) keys_.erase(key);
   removeFrom<T>(cache_, key);
 }
 
 template <typename T>
 void CacheStore<T>::replaceItem(T&& object) {
-  listed_.insert(keyOf(object));
+  if constexpr (kKeepsKeys) listed_.insert(keyOf(object));
   upsert(std::move(object));
 }
 
 template <typename T>
 std::size_t CacheStore<T>::endReplace() {
-  std::vector<std::string> gone;
-  for (const auto& key : keys_) {
-    if (!listed_.contains(key)) gone.push_back(key);
+  if constexpr (!kKeepsKeys) {
+    return cache_.endPodRelist(listStarted_);
+  } else {
+    std::vector<std::string> gone;
+    for (const auto& key : keys_) {
+      if (!listed_.contains(key)) gone.push_back(key);
+    }
+    for (const auto& key : gone) remove(key);
+    listed_.clear();
+    return gone.size();
   }
-  for (const auto& key : gone) remove(key);
-  const std::size_t forgotten = forgetUnlisted<T>(cache_, listStarted_, listed_);
-  listed_.clear();
-  return gone.size() + forgotten;
 }
 
 template <typename T>

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <type_traits>
 #include <unordered_set>
 
 #include "scheduling/api/json/api_server_codec.hpp"
@@ -17,9 +18,9 @@ namespace scheduling::informers {
 // watch never delivered), as client-go's DeltaFIFO.Replace does.
 //
 // A relist is applied as it is read, page by page: requests meanwhile see the old objects
-// updated in place, never a cache emptied for the duration of the list. Pods assumed by /bind
-// that the store never held are the cache's: the list lacking one ends it only if the list
-// began after its binding (Cache::forgetAssumedPodsNotListed).
+// updated in place, never a cache emptied for the duration of the list. The pods' store keeps
+// no keys: the Cache holds its pods by UID and tells those a relist upserted from the others,
+// assumed ones included (Cache::beginPodRelist, endPodRelist).
 template <typename T>
 class CacheStore {
  public:
@@ -29,8 +30,12 @@ class CacheStore {
   // Called before the list's first page is asked for: the list shows the API server as it is
   // from then on.
   void beginReplace() {
-    listed_.clear();
     listStarted_ = std::chrono::steady_clock::now();
+    if constexpr (kKeepsKeys) {
+      listed_.clear();
+    } else {
+      cache_.beginPodRelist();
+    }
   }
   void replaceItem(T&& object);
   // The list is complete: objects held but not listed are deleted. Returns how many.
@@ -54,16 +59,19 @@ class CacheStore {
     publisher_.publishNow();
   }
 
-  std::size_t size() const { return keys_.size(); }
-
  private:
+  // Pods are a million at the largest clusters and the Cache holds them by UID already; nodes
+  // and namespaces are a few thousand, and the Cache keeps no record of which it was told.
+  static constexpr bool kKeepsKeys = !std::is_same_v<T, api::Pod>;
+
   void upsert(T&& object);
   void remove(const std::string& key);
 
   cache::Cache& cache_;
   PublishThrottle& publisher_;
-  std::unordered_set<std::string> keys_;    // objects held in the cache
-  std::unordered_set<std::string> listed_;  // objects seen by the list in progress
+  // Nodes and namespaces only: objects held in the cache, and those the list in progress saw.
+  std::unordered_set<std::string> keys_;
+  std::unordered_set<std::string> listed_;
   std::chrono::steady_clock::time_point listStarted_{};
   bool placed_ = false;  // a pod got a node since the last publishSoon
 };

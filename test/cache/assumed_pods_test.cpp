@@ -128,12 +128,18 @@ const std::vector<LifecycleCase> kLifecycleCases = {
      1,
      "",
      0},
-    {"a confirmed pod is not an assumption to forget",
+    {"a relist lacking a pod the watch confirmed deletes it, as any pod it lacks",
      {Step::Assume1, Step::Finish, Step::WatchBound1, Step::RelistLacking},
-     "n1",
+     "",
      0,
      "",
-     0},
+     1},
+    {"a relist lacking a pod the API server showed before its binding deletes it",
+     {Step::WatchNominated2, Step::Assume1, Step::RelistLackingBegunEarlier},
+     "",
+     0,
+     "",
+     1},
     {"forgetting an unknown pod does nothing", {Step::Forget}, "", 0, "", 0},
     {"the watch after a relist forgot it brings it back",
      {Step::Assume1, Step::Finish, Step::RelistLacking, Step::WatchBound1},
@@ -195,9 +201,9 @@ Outcome run(Cache& cache, const std::vector<Step>& steps) {
         const auto began =
             Clock::now() + (step == Step::RelistLackingBegunEarlier ? -std::chrono::hours(1)
                                                                     : std::chrono::hours(1));
-        const bool listsP = step == Step::RelistListing;
-        out.forgotten += cache.forgetAssumedPodsNotListed(
-            began, [&](std::string_view uid) { return listsP && uid == "p"; });
+        cache.beginPodRelist();
+        if (step == Step::RelistListing) cache.upsertPod(pendingPod());
+        out.forgotten += cache.endPodRelist(began);
         break;
       }
     }
