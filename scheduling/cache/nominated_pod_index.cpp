@@ -6,12 +6,11 @@ std::span<const framework::NominatedPod> NominatedPodIndex::forNode(std::string_
   return forNode(parts_.names->find(node), node);
 }
 
-std::span<const framework::NominatedPod> NominatedPodIndex::forNode(framework::NodeSlot slot,
-                                                                     std::string_view node) const {
-  if (slot < parts_.bySlot.size()) return pods(parts_.bySlot[slot]);
+std::span<const framework::NominatedPod> NominatedPodIndex::forUnknownNode(
+    std::string_view node) const {
   auto it = parts_.byUnknownName->find(node);
   return it == parts_.byUnknownName->end() ? std::span<const framework::NominatedPod>()
-                                           : pods(it->second);
+                                           : std::span<const framework::NominatedPod>(*it->second);
 }
 
 void NominatedPodIndex::forEachMatching(

@@ -106,27 +106,28 @@ std::shared_ptr<const NominatedPodIndex> Nominator::publish(
 }
 
 void Nominator::refileAll(const NodeNameIndex& names, std::size_t numSlots) {
-  std::vector<NominatedPodIndex::QueuePtr> bySlot(numSlots);
+  std::vector<NominatedPodIndex::SlotQueue> bySlot(numSlots);
   byUnknownName_.clear();
   for (const auto& [node, pods] : byNode_) {
     if (const framework::NodeSlot slot = names.find(node); slot != framework::kNoSlot) {
-      bySlot[slot] = makeQueue(pods);
+      bySlot[slot] = NominatedPodIndex::SlotQueue(makeQueue(pods));
     } else {
       byUnknownName_.emplace(node, makeQueue(pods));
     }
   }
-  parts_.bySlot = ChunkedArray<NominatedPodIndex::QueuePtr>(std::move(bySlot));
+  parts_.bySlot = ChunkedArray(std::move(bySlot));
   parts_.byUnknownName = std::make_shared<const NominatedPodIndex::QueuesByName>(byUnknownName_);
 }
 
 void Nominator::refileTouched(const NodeNameIndex& names) {
-  std::vector<std::pair<std::size_t, NominatedPodIndex::QueuePtr>> changes;
+  std::vector<std::pair<std::size_t, NominatedPodIndex::SlotQueue>> changes;
   bool unknownChanged = false;
   for (const std::string& node : touchedNodes_) {
     auto it = byNode_.find(node);
     NominatedPodIndex::QueuePtr queue = it == byNode_.end() ? nullptr : makeQueue(it->second);
     if (const framework::NodeSlot slot = names.find(node); slot != framework::kNoSlot) {
-      changes.emplace_back(slot, std::move(queue));
+      changes.emplace_back(slot, queue ? NominatedPodIndex::SlotQueue(std::move(queue))
+                                       : NominatedPodIndex::SlotQueue());
       continue;
     }
     if (queue) {
