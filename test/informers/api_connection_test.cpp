@@ -88,7 +88,9 @@ namespace {
 // A client of `port` on `io`, as the informers make them.
 struct Client {
   explicit Client(net::io_context& io, unsigned short port)
-      : config(configFor(port)), tokens(config), connection(io.get_executor(), config, nullptr, tokens) {}
+      : config(configFor(port)),
+        tokens(config),
+        connection(io.get_executor(), config, nullptr, tokens) {}
 
   static scheduling::informers::ClientConfig configFor(unsigned short port) {
     scheduling::informers::ClientConfig config;
