@@ -58,14 +58,41 @@ void CacheStore<T>::remove(const std::string& key) {
 }
 
 template <typename T>
+void CacheStore<T>::finishFiling() {
+  if (!filing_) return;
+  // Reset first: a failure of the filing thread is rethrown once, and the next list starts
+  // a filing of its own.
+  const auto filing = std::move(filing_);
+  if (filing->finish()) placed_ = true;
+}
+
+template <typename T>
+void CacheStore<T>::beginReplace() {
+  listStarted_ = std::chrono::steady_clock::now();
+  if constexpr (kKeepsKeys) {
+    listed_.clear();
+  } else {
+    finishFiling();  // a list cut short: its pods count as the API server showed them
+    cache_.beginPodRelist();
+    filing_ = std::make_unique<PodFiling>(cache_);
+  }
+}
+
+template <typename T>
 void CacheStore<T>::replaceItem(T&& object) {
-  if constexpr (kKeepsKeys) listed_.insert(keyOf(object));
-  upsert(std::move(object));
+  if constexpr (kKeepsKeys) {
+    listed_.insert(keyOf(object));
+    upsert(std::move(object));
+  } else {
+    if (object.metadata.uid.empty()) object.metadata.uid = keyOf(object);
+    filing_->add(std::move(object));
+  }
 }
 
 template <typename T>
 std::size_t CacheStore<T>::endReplace() {
   if constexpr (!kKeepsKeys) {
+    finishFiling();
     return cache_.endPodRelist(listStarted_);
   } else {
     std::vector<std::string> gone;
@@ -81,6 +108,7 @@ std::size_t CacheStore<T>::endReplace() {
 template <typename T>
 void CacheStore<T>::apply(api::json::WatchEventType type, T&& object) {
   using api::json::WatchEventType;
+  finishFiling();  // an event is newer than every listed pod: it applies after them
   switch (type) {
     case WatchEventType::Added:
     case WatchEventType::Modified:

@@ -2,12 +2,14 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <unordered_set>
 
 #include "scheduling/api/json/api_server_codec.hpp"
 #include "scheduling/cache/cache.hpp"
+#include "scheduling/informers/pod_filing.hpp"
 #include "scheduling/informers/publish_throttle.hpp"
 
 namespace scheduling::informers {
@@ -20,7 +22,8 @@ namespace scheduling::informers {
 // A relist is applied as it is read, page by page: requests meanwhile see the old objects
 // updated in place, never a cache emptied for the duration of the list. The pods' store keeps
 // no keys: the Cache holds its pods by UID and tells those a relist upserted from the others,
-// assumed ones included (Cache::beginPodRelist, endPodRelist).
+// assumed ones included (Cache::beginPodRelist, endPodRelist). A list's pods are filed on a
+// thread of their own (PodFiling), all of them before the list ends and any event applies.
 template <typename T>
 class CacheStore {
  public:
@@ -29,14 +32,7 @@ class CacheStore {
 
   // Called before the list's first page is asked for: the list shows the API server as it is
   // from then on.
-  void beginReplace() {
-    listStarted_ = std::chrono::steady_clock::now();
-    if constexpr (kKeepsKeys) {
-      listed_.clear();
-    } else {
-      cache_.beginPodRelist();
-    }
-  }
+  void beginReplace();
   void replaceItem(T&& object);
   // The list is complete: objects held but not listed are deleted. Returns how many.
   std::size_t endReplace();
@@ -66,12 +62,15 @@ class CacheStore {
 
   void upsert(T&& object);
   void remove(const std::string& key);
+  // Pods: waits until the pods of the list in progress (or cut short) are filed.
+  void finishFiling();
 
   cache::Cache& cache_;
   PublishThrottle& publisher_;
   // Nodes and namespaces only: objects held in the cache, and those the list in progress saw.
   std::unordered_set<std::string> keys_;
   std::unordered_set<std::string> listed_;
+  std::unique_ptr<PodFiling> filing_;  // pods only, while a list is read
   std::chrono::steady_clock::time_point listStarted_{};
   bool placed_ = false;  // a pod got a node since the last publishSoon
 };

@@ -9,7 +9,7 @@
 #include <variant>
 
 #include "scheduling/api/json/list_reader.hpp"
-#include "scheduling/sources/batch_channel.hpp"
+#include "scheduling/framework/runtime/batch_channel.hpp"
 #include "scheduling/sources/yaml_to_json.hpp"
 
 namespace scheduling::sources {
@@ -40,7 +40,7 @@ File openAsJson(const std::string& path, std::string& json) {
 }
 
 using DecodedObject = std::variant<api::Node, api::Pod, api::Namespace>;
-using DecodedObjects = BatchChannel<DecodedObject>;
+using DecodedObjects = framework::runtime::BatchChannel<DecodedObject>;
 
 // Objects per batch, and batches in flight: enough that the two threads rarely wait on each
 // other, little enough that the objects waiting are a few MiB, whatever the file's size.

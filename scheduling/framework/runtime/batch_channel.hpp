@@ -9,12 +9,12 @@
 #include <utility>
 #include <vector>
 
-namespace scheduling::sources {
+namespace scheduling::framework::runtime {
 
 // Hands batches of items from one producer thread to one consumer thread, in order, with at
 // most `capacity` batches waiting: a producer that runs ahead blocks instead of buffering
-// the whole input. The cluster-state file uses it so that decoding the next objects and
-// filing the last ones in the cache run at the same time.
+// the whole input. Loading a cluster-state file or a relist of the pods uses it so that
+// decoding the next objects and filing the last ones in the cache run at the same time.
 template <typename Item>
 class BatchChannel {
  public:
@@ -78,4 +78,4 @@ class BatchChannel {
   std::exception_ptr error_;
 };
 
-}  // namespace scheduling::sources
+}  // namespace scheduling::framework::runtime

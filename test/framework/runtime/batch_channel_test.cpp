@@ -1,4 +1,4 @@
-#include "scheduling/sources/batch_channel.hpp"
+#include "scheduling/framework/runtime/batch_channel.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <chrono>
@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-namespace scheduling::sources {
+namespace scheduling::framework::runtime {
 namespace {
 
 using Channel = BatchChannel<int>;
@@ -54,4 +54,4 @@ BOOST_AUTO_TEST_CASE(abandoning_releases_a_waiting_producer) {
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace
-}  // namespace scheduling::sources
+}  // namespace scheduling::framework::runtime
