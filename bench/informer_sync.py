@@ -11,7 +11,10 @@ time, does not depend on how fast this Python server serves). With --compare-fil
 --cluster-state on the same file, so the two can be read side by side.
 
     python3 bench/informer_sync.py --cluster /tmp/bench/s3/cluster.json \\
-        --binary build/scheduler-extender [--ignore-limit] [--compare-file]
+        --binary build/scheduler-extender [--ignore-limit] [--compare-file] [--rounds N]
+
+Several --binary (two builds, say) are measured in turn against the one server, --rounds
+times, so that they can be compared without loading the cluster again for each.
 
 Loading S3's 754 MB file takes this script about half a minute and several GB: it is a
 measuring tool, not a test.
@@ -174,12 +177,15 @@ def measure(binary, args, label):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cluster", required=True, help="the kit's cluster.json")
-    parser.add_argument("--binary", required=True, help="the scheduler-extender binary")
+    parser.add_argument("--binary", required=True, action="append",
+                        help="the scheduler-extender binary (repeat to compare builds)")
     parser.add_argument("--ignore-limit", action="store_true",
                         help="answer every LIST whole, ignoring limit")
     parser.add_argument("--compare-file", action="store_true",
                         help="also start from --cluster-state on the same file")
     parser.add_argument("--bookmark-seconds", type=float, default=5)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measure every binary this many times, in turn")
     args = parser.parse_args()
 
     items = load(args.cluster)
@@ -194,10 +200,13 @@ def main():
             f"{server.server_address[1]}'}}}}]\n"
             "users: [{name: bench, user: {token: bench}}]\n")
     try:
-        label = "--kubeconfig" + (" (limit ignored)" if args.ignore_limit else "")
-        measure(args.binary, ["--kubeconfig", kubeconfig.name], label)
-        if args.compare_file:
-            measure(args.binary, ["--cluster-state", args.cluster], "--cluster-state")
+        for _ in range(args.rounds):
+            for binary in args.binary:
+                named = f" [{binary}]" if len(args.binary) > 1 else ""
+                label = "--kubeconfig" + (" (limit ignored)" if args.ignore_limit else "")
+                measure(binary, ["--kubeconfig", kubeconfig.name], label + named)
+                if args.compare_file:
+                    measure(binary, ["--cluster-state", args.cluster], "--cluster-state" + named)
     finally:
         os.unlink(kubeconfig.name)
         server.shutdown()
