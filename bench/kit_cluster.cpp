@@ -4,7 +4,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <fstream>
+#include <initializer_list>
 #include <stdexcept>
 #include <string_view>
 
@@ -23,6 +25,23 @@ std::string stringAt(const rapidjson::Value& object, const char* key) {
 const rapidjson::Value* objectAt(const rapidjson::Value& object, const char* key) {
   const auto it = object.FindMember(key);
   return it != object.MemberEnd() && it->value.IsObject() ? &it->value : nullptr;
+}
+
+// The members of `object` but those named, as raw JSON members without braces.
+std::string bulkOf(const rapidjson::Value* object, std::initializer_list<std::string_view> read) {
+  if (object == nullptr) return {};
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  writer.StartObject();
+  for (const auto& member : object->GetObject()) {
+    const std::string_view key(member.name.GetString(), member.name.GetStringLength());
+    if (std::find(read.begin(), read.end(), key) != read.end()) continue;
+    writer.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    member.value.Accept(writer);
+  }
+  writer.EndObject();
+  const std::string_view text(buffer.GetString(), buffer.GetSize());
+  return std::string(text.substr(1, text.size() - 2));
 }
 
 testing::ApiObject objectOf(const rapidjson::Value& item) {
@@ -53,6 +72,12 @@ testing::ApiObject objectOf(const rapidjson::Value& item) {
     if (auto phase = stringAt(*status, "phase"); !phase.empty()) object.phase = phase;
     object.nominatedNodeName = stringAt(*status, "nominatedNodeName");
   }
+  // The rest, served as it is: the extender steps over it as it would over a real object's.
+  // The double sets uid and resourceVersion itself.
+  object.metadataBulk = bulkOf(
+      metadata, {"name", "namespace", "uid", "resourceVersion", "labels", "deletionTimestamp"});
+  object.specBulk = bulkOf(objectAt(item, "spec"), {"nodeName", "schedulerName", "affinity"});
+  object.statusBulk = bulkOf(objectAt(item, "status"), {"phase", "nominatedNodeName"});
   return object;
 }
 

@@ -7,10 +7,12 @@
 
 namespace bench {
 
-// The benchmark kit's cluster.json as the API-server double's objects, with what the
-// extender reads of them: names, namespaces, labels, spec.nodeName and schedulerName,
-// spec.affinity, status.phase and nominatedNodeName, and whether a deletion began. The file
-// is read item by item, so a 5 GB cluster is never held as text or as a document.
+// The benchmark kit's cluster.json as the API-server double's objects: what the extender
+// reads of them (names, namespaces, labels, spec.nodeName and schedulerName, spec.affinity,
+// status.phase and nominatedNodeName, whether a deletion began) as fields the double's
+// churn can change, and every other member as it is, so that the double serves objects as
+// large as the file's. The file is read item by item, never held whole as text or as a
+// document.
 struct KitCluster {
   std::vector<testing::ApiObject> namespaces;
   std::vector<testing::ApiObject> nodes;

@@ -13,6 +13,7 @@
 #include <boost/beast/http.hpp>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <initializer_list>
 #include <stdexcept>
 #include <string_view>
@@ -410,7 +411,7 @@ bool ApiServerDouble::handle(Stream& stream, http::verb method, const std::strin
   body += R"(},"items":[)";
   for (std::size_t i = offset; i < end; ++i) {
     if (i > offset) body += ",";
-    body += list->items[i];
+    body += *list->items[i];
   }
   body += "]}";
   if (end >= list->items.size()) lists_.erase(listId);
@@ -424,7 +425,7 @@ void ApiServerDouble::getPod(Stream& stream, std::unique_lock<std::mutex>& lock,
                              const std::string& ns, const std::string& name) {
   const auto& pods = state_["pods"];
   const auto it = pods.find(ns + "/" + name);
-  const std::string body = it == pods.end() ? notFoundJson(name) : render("pods", it->second);
+  const std::string body = it == pods.end() ? notFoundJson(name) : *render("pods", it->second);
   lock.unlock();
   writeAnswer(stream, it == pods.end() ? 404 : 200, body);
 }
@@ -637,9 +638,28 @@ std::string ApiServerDouble::uidOf(const std::string& resource, const std::strin
          std::to_string(gen == generation_.end() ? 0 : gen->second);
 }
 
-std::string ApiServerDouble::render(const std::string& resource, const Stored& stored) const {
-  return renderObject(resource, stored.object, stored.uid, stored.resourceVersion);
+std::shared_ptr<const std::string> ApiServerDouble::render(const std::string& resource,
+                                                           const Stored& stored) const {
+  // Every change of an object bumps its resourceVersion, as on the API server.
+  if (!stored.rendered || stored.renderedVersion != stored.resourceVersion) {
+    stored.rendered = std::make_shared<const std::string>(
+        renderObject(resource, stored.object, stored.uid, stored.resourceVersion));
+    stored.renderedVersion = stored.resourceVersion;
+  }
+  return stored.rendered;
 }
+
+namespace {
+
+// Appends `members` (raw `"key":value,...`) to the object the writer is in, which already has
+// a member: the writer puts a comma before whatever it writes next.
+void appendMembers(rapidjson::StringBuffer& buffer, const std::string& members) {
+  if (members.empty()) return;
+  buffer.Put(',');
+  std::memcpy(buffer.Push(members.size()), members.data(), members.size());
+}
+
+}  // namespace
 
 std::string ApiServerDouble::renderObject(const std::string& resource, const ApiObject& object,
                                           const std::string& uid,
@@ -674,13 +694,16 @@ std::string ApiServerDouble::renderObject(const std::string& resource, const Api
     w.Key("deletionTimestamp");
     w.String("2026-11-22T10:00:00Z");
   }
-  w.Key("managedFields");  // bulk the extender must step over
-  w.StartArray();
-  w.StartObject();
-  w.Key("manager");
-  w.String("kube-controller-manager");
-  w.EndObject();
-  w.EndArray();
+  if (object.metadataBulk.empty()) {
+    w.Key("managedFields");  // bulk the extender must step over
+    w.StartArray();
+    w.StartObject();
+    w.Key("manager");
+    w.String("kube-controller-manager");
+    w.EndObject();
+    w.EndArray();
+  }
+  appendMembers(buffer, object.metadataBulk);
   w.EndObject();
   if (resource == "pods") {
     w.Key("spec");
@@ -693,6 +716,7 @@ std::string ApiServerDouble::renderObject(const std::string& resource, const Api
       w.Key("affinity");
       w.RawValue(object.affinityJson.c_str(), object.affinityJson.size(), rapidjson::kObjectType);
     }
+    appendMembers(buffer, object.specBulk);
     w.EndObject();
     w.Key("status");
     w.StartObject();
@@ -702,7 +726,17 @@ std::string ApiServerDouble::renderObject(const std::string& resource, const Api
       w.Key("nominatedNodeName");
       w.String(object.nominatedNodeName.c_str());
     }
+    appendMembers(buffer, object.statusBulk);
     w.EndObject();
+  } else {
+    // A node's or namespace's spec and status: nothing the extender reads, all bulk.
+    for (const auto& [key, bulk] :
+         {std::pair{"spec", &object.specBulk}, std::pair{"status", &object.statusBulk}}) {
+      if (bulk->empty()) continue;
+      const std::string value = "{" + *bulk + "}";
+      w.Key(key);
+      w.RawValue(value.c_str(), value.size(), rapidjson::kObjectType);
+    }
   }
   w.EndObject();
   return buffer.GetString();
@@ -729,7 +763,7 @@ void ApiServerDouble::put(const std::string& resource, const ApiObject& object) 
               std::nullopt, object,   ""};
   if (it == objects.end()) {
     ++generation_[resource + "/" + key];
-    objects.emplace(key, Stored{object, version, uidOf(resource, key)});
+    objects.emplace(key, Stored{object, version, uidOf(resource, key), nullptr, 0});
   }
   event.uid = uidOf(resource, key);
   if (it != objects.end()) {
@@ -759,7 +793,11 @@ void ApiServerDouble::preload(const std::string& resource, std::vector<ApiObject
     std::string key = resource == "pods" ? object.ns + "/" + object.name : object.name;
     ++generation_[resource + "/" + key];
     std::string uid = uidOf(resource, key);
-    stored.insert_or_assign(std::move(key), Stored{std::move(object), version, std::move(uid)});
+    const auto it = stored
+                        .insert_or_assign(std::move(key), Stored{std::move(object), version,
+                                                                 std::move(uid), nullptr, 0})
+                        .first;
+    render(resource, it->second);
   }
   oldestRetained_ = resourceVersion_;
 }

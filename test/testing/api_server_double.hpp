@@ -32,6 +32,13 @@ struct ApiObject {
   std::string schedulerName = "default-scheduler";  // pods: spec.schedulerName
   bool terminating = false;
   std::string affinityJson;  // pods: spec.affinity as JSON, "" for none
+  // Members the extender does not read, served as they are after those above: raw JSON
+  // members (`"key":value,...`, no braces) of metadata, spec and status, so that a
+  // benchmark's objects are as large and as nested as the real ones they copy. With
+  // metadata members the placeholder managedFields is left out.
+  std::string metadataBulk;
+  std::string specBulk;
+  std::string statusBulk;
 
   bool operator==(const ApiObject&) const = default;
 };
@@ -138,11 +145,16 @@ class ApiServerDouble {
     ApiObject object;
     std::uint64_t resourceVersion;
     std::string uid;
+    // The object's JSON at `renderedVersion`, made when first served (by preload for
+    // preloaded objects): a list then costs the double a copy of each item, not an encoding,
+    // and a benchmark's lists measure the client. Guarded by the double's mutex.
+    mutable std::shared_ptr<const std::string> rendered;
+    mutable std::uint64_t renderedVersion = 0;
   };
   struct FrozenList {
     std::string resource;
     std::uint64_t resourceVersion;
-    std::vector<std::string> items;  // JSON
+    std::vector<std::shared_ptr<const std::string>> items;  // JSON
     std::size_t next = 0;
   };
   struct Connection;
@@ -166,7 +178,8 @@ class ApiServerDouble {
   // `drops`: dropGeneration_ when the request arrived.
   void streamWatch(Stream& stream, const std::string& resource, std::uint64_t from,
                    std::uint64_t drops, int timeoutSeconds, bool bookmarks, bool selected);
-  std::string render(const std::string& resource, const Stored& stored) const;
+  std::shared_ptr<const std::string> render(const std::string& resource,
+                                            const Stored& stored) const;
   std::string renderObject(const std::string& resource, const ApiObject& object,
                            const std::string& uid, std::uint64_t resourceVersion) const;
   std::string uidOf(const std::string& resource, const std::string& key) const;
