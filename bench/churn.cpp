@@ -141,10 +141,13 @@ Latencies sendRequests(std::uint16_t port, const std::vector<std::string>& bodie
     std::this_thread::sleep_until(due);
     const bool filter = i % 2 == 0;
     const auto sent = Clock::now();
-    const auto reply = client.post(filter ? "/filter" : "/prioritize", bodies[i % bodies.size()]);
+    const char* verb = filter ? "/filter" : "/prioritize";
+    const auto reply = client.post(verb, bodies[i % bodies.size()]);
     const double ms = secondsSince(sent) * 1000;
-    if (reply.status != 200)
-      throw std::runtime_error("request answered " + std::to_string(reply.status));
+    if (reply.status != 200) {
+      throw std::runtime_error(std::string(verb) + " answered " + std::to_string(reply.status) +
+                               ": " + reply.body.substr(0, 200));
+    }
     (filter ? out.filter : out.prioritize).push_back(ms);
   }
   return out;
@@ -243,7 +246,7 @@ void printLatencies(const char* phase, const Latencies& l) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int runChurn(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each phase's line as it ends, even into a file
   const std::string scenario = flag(argc, argv, "--data", "");
   if (scenario.empty()) {
@@ -363,4 +366,13 @@ int main(int argc, char** argv) {
       extenderCores, benchCores);
   std::filesystem::remove(kubeconfig);
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return runChurn(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "churn: %s\n", e.what());
+    return 1;
+  }
 }

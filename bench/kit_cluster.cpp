@@ -108,7 +108,11 @@ KitCluster readKitCluster(const std::string& path) {
       }
     }
   }
-  if (!splitter.complete()) throw std::runtime_error(path + ": the list ends before its end");
+  if (!splitter.complete()) {
+    throw std::runtime_error(path + ": the file ends inside the List, after " +
+                             std::to_string(splitter.itemsSeen()) +
+                             " items (truncated? gen_cluster.py may not have finished)");
+  }
   return cluster;
 }
 
