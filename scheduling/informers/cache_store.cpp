@@ -14,10 +14,15 @@ std::string keyOf(const api::Pod& pod) {
 std::string keyOf(const api::Node& node) { return node.name; }
 std::string keyOf(const api::Namespace& ns) { return ns.name; }
 
+// `pod` with the UID keyOf keys it by, for a pod that came without one.
+api::Pod&& withUid(api::Pod&& pod) {
+  if (pod.metadata.uid.empty()) pod.metadata.uid = keyOf(pod);
+  return std::move(pod);
+}
+
 // Returns whether a pod got a node.
 bool upsertInto(cache::Cache& cache, api::Pod&& pod) {
-  if (pod.metadata.uid.empty()) pod.metadata.uid = keyOf(pod);
-  return cache.upsertPod(std::move(pod));
+  return cache.upsertPod(withUid(std::move(pod)));
 }
 bool upsertInto(cache::Cache& cache, api::Node&& node) {
   cache.upsertNode(std::move(node));
@@ -84,8 +89,7 @@ void CacheStore<T>::replaceItem(T&& object) {
     listed_.insert(keyOf(object));
     upsert(std::move(object));
   } else {
-    if (object.metadata.uid.empty()) object.metadata.uid = keyOf(object);
-    filing_->add(std::move(object));
+    filing_->add(withUid(std::move(object)));
   }
 }
 

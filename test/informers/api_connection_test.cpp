@@ -5,6 +5,7 @@
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/streambuf.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/test/unit_test.hpp>
@@ -20,68 +21,6 @@ using net::ip::tcp;
 using namespace std::chrono_literals;
 
 BOOST_AUTO_TEST_SUITE(api_connection)
-
-// unreadBytes is the backlog the informers report (scheduler_extender_watch_backlog_bytes):
-// what the server has sent that readSome has not handed out. A server writes a body far
-// larger than one read; after the first read the rest arrives while the client does not
-// read, and must show; once the body has been read whole, nothing is left.
-BOOST_AUTO_TEST_CASE(unread_bytes_are_what_arrived_and_was_not_read) {
-  constexpr std::size_t kBody = 4u << 20;
-  // Well under what the kernel queues for a client that does not read (tcp_rmem's default
-  // receive buffer, 128 KiB on recent kernels, 85 KiB on older ones, does not grow then).
-  constexpr std::size_t kWaiting = 32u << 10;
-  net::io_context io;
-  tcp::acceptor acceptor(io, {net::ip::make_address("127.0.0.1"), 0});
-  std::thread server([&acceptor] {
-    tcp::socket socket = acceptor.accept();
-    net::streambuf request;
-    net::read_until(socket, request, "\r\n\r\n");
-    const std::string head =
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
-        std::to_string(kBody) + "\r\n\r\n";
-    net::write(socket, net::buffer(head));
-    net::write(socket, net::buffer(std::string(kBody, 'x')));
-    boost::system::error_code ignored;
-    net::read(socket, request, ignored);  // until the client closes
-  });
-
-  scheduling::informers::ClientConfig config;
-  config.host = "127.0.0.1";
-  config.port = std::to_string(acceptor.local_endpoint().port());
-  config.https = false;
-  scheduling::informers::TokenSource tokens(config);
-  scheduling::informers::ApiConnection connection(io.get_executor(), config, nullptr, tokens);
-
-  std::size_t afterFirstRead = 0, read = 0, afterLastRead = 0;
-  std::exception_ptr failure;
-  net::co_spawn(
-      io,
-      [&]() -> net::awaitable<void> {
-        co_await connection.get("/api/v1/pods", 5s);
-        std::string body;
-        co_await connection.readSome(body, 5s);
-        net::steady_timer timer(io);
-        for (int i = 0; i < 500 && connection.unreadBytes() < kWaiting; ++i) {
-          timer.expires_after(10ms);
-          co_await timer.async_wait(net::use_awaitable);
-        }
-        afterFirstRead = connection.unreadBytes();
-        while (co_await connection.readSome(body, 5s)) {
-        }
-        read = body.size();
-        afterLastRead = connection.unreadBytes();
-        connection.close();
-      },
-      [&](std::exception_ptr e) { failure = e; });
-  io.run();
-  server.join();
-  if (failure) std::rethrow_exception(failure);
-
-  BOOST_TEST(afterFirstRead >= kWaiting);
-  BOOST_TEST(afterFirstRead <= kBody);
-  BOOST_TEST(read == kBody);
-  BOOST_TEST(afterLastRead == 0u);
-}
 
 namespace {
 
@@ -120,7 +59,74 @@ std::string chunk(std::string_view data) {
   return size + std::string(data) + "\r\n";
 }
 
+// Runs `client` on `io` to its end, joins `server` and rethrows what the client threw.
+template <typename Coroutine>
+void runClient(net::io_context& io, std::thread& server, Coroutine client) {
+  std::exception_ptr failure;
+  net::co_spawn(io, std::move(client), [&](std::exception_ptr e) { failure = e; });
+  io.run();
+  server.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+// Waits (at most 5 s) until `bytes` have arrived that `connection` has not handed out.
+net::awaitable<void> waitForUnread(scheduling::informers::ApiConnection& connection,
+                                   std::size_t bytes) {
+  net::steady_timer timer(co_await net::this_coro::executor);
+  for (int i = 0; i < 500 && connection.unreadBytes() < bytes; ++i) {
+    timer.expires_after(10ms);
+    co_await timer.async_wait(net::use_awaitable);
+  }
+}
+
 }  // namespace
+
+// unreadBytes is the backlog the informers report (scheduler_extender_watch_backlog_bytes):
+// what the server has sent that readSome has not handed out. A server writes a body far
+// larger than one read; after the first read the rest arrives while the client does not
+// read, and must show; once the body has been read whole, nothing is left.
+BOOST_AUTO_TEST_CASE(unread_bytes_are_what_arrived_and_was_not_read) {
+  constexpr std::size_t kBody = 4u << 20;
+  // Well under what the kernel queues for a client that does not read (tcp_rmem's default
+  // receive buffer, 128 KiB on recent kernels, 85 KiB on older ones, does not grow then).
+  constexpr std::size_t kWaiting = 32u << 10;
+  net::io_context io;
+  tcp::acceptor acceptor(io, {net::ip::make_address("127.0.0.1"), 0});
+  std::thread server([&acceptor] {
+    tcp::socket socket = acceptor.accept();
+    net::streambuf request;
+    net::read_until(socket, request, "\r\n\r\n");
+    const std::string head =
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+        std::to_string(kBody) + "\r\n\r\n";
+    net::write(socket, net::buffer(head));
+    net::write(socket, net::buffer(std::string(kBody, 'x')));
+    boost::system::error_code ignored;
+    net::read(socket, request, ignored);  // until the client closes
+  });
+
+  Client client(io, acceptor.local_endpoint().port());
+  auto& connection = client.connection;
+
+  std::size_t afterFirstRead = 0, read = 0, afterLastRead = 0;
+  runClient(io, server, [&]() -> net::awaitable<void> {
+    co_await connection.get("/api/v1/pods", 5s);
+    std::string body;
+    co_await connection.readSome(body, 5s);
+    co_await waitForUnread(connection, kWaiting);
+    afterFirstRead = connection.unreadBytes();
+    while (co_await connection.readSome(body, 5s)) {
+    }
+    read = body.size();
+    afterLastRead = connection.unreadBytes();
+    connection.close();
+  });
+
+  BOOST_TEST(afterFirstRead >= kWaiting);
+  BOOST_TEST(afterFirstRead <= kBody);
+  BOOST_TEST(read == kBody);
+  BOOST_TEST(afterLastRead == 0u);
+}
 
 // kube-apiserver, or a proxy before it, may send a large list in small chunks. A read hands
 // out everything that has arrived, not one chunk: a list of a million pods in 1 KiB chunks
@@ -151,29 +157,17 @@ BOOST_AUTO_TEST_CASE(a_read_hands_out_every_chunk_that_has_arrived) {
   auto& connection = client.connection;
   std::string body;
   int reads = 0;
-  std::exception_ptr failure;
-  net::co_spawn(
-      io,
-      [&]() -> net::awaitable<void> {
-        co_await connection.get("/api/v1/pods", 5s);
-        // Let the whole answer arrive before the first read, so that what one read may take
-        // does not depend on the scheduler.
-        net::steady_timer timer(io);
-        const std::size_t framed = answer.size() - kChunkedHead.size();
-        for (int i = 0; i < 500 && connection.unreadBytes() < framed; ++i) {
-          timer.expires_after(10ms);
-          co_await timer.async_wait(net::use_awaitable);
-        }
-        for (bool more = true; more;) {
-          more = co_await connection.readSome(body, 5s);
-          ++reads;
-        }
-        connection.close();
-      },
-      [&](std::exception_ptr e) { failure = e; });
-  io.run();
-  server.join();
-  if (failure) std::rethrow_exception(failure);
+  runClient(io, server, [&]() -> net::awaitable<void> {
+    co_await connection.get("/api/v1/pods", 5s);
+    // Let the whole answer arrive before the first read, so that what one read may take
+    // does not depend on the scheduler.
+    co_await waitForUnread(connection, answer.size() - kChunkedHead.size());
+    for (bool more = true; more;) {
+      more = co_await connection.readSome(body, 5s);
+      ++reads;
+    }
+    connection.close();
+  });
 
   BOOST_TEST(body == expected);
   // What the header's read took, then the rest: one chunk per read would be 300.
@@ -208,24 +202,17 @@ BOOST_AUTO_TEST_CASE(a_read_does_not_wait_for_the_rest_of_a_chunk_header) {
   Client client(io, acceptor.local_endpoint().port());
   auto& connection = client.connection;
   std::string firstRead, all;
-  std::exception_ptr failure;
-  net::co_spawn(
-      io,
-      [&]() -> net::awaitable<void> {
-        co_await connection.get("/api/v1/pods?watch=true", 5s);
-        // A read may end on the chunk's header alone: read until the event is whole.
-        while (firstRead.size() < event.size() && co_await connection.readSome(firstRead, 2s)) {
-        }
-        eventRead.set_value();
-        all = firstRead;
-        while (co_await connection.readSome(all, 5s)) {
-        }
-        connection.close();
-      },
-      [&](std::exception_ptr e) { failure = e; });
-  io.run();
-  server.join();
-  if (failure) std::rethrow_exception(failure);
+  runClient(io, server, [&]() -> net::awaitable<void> {
+    co_await connection.get("/api/v1/pods?watch=true", 5s);
+    // A read may end on the chunk's header alone: read until the event is whole.
+    while (firstRead.size() < event.size() && co_await connection.readSome(firstRead, 2s)) {
+    }
+    eventRead.set_value();
+    all = firstRead;
+    while (co_await connection.readSome(all, 5s)) {
+    }
+    connection.close();
+  });
 
   BOOST_TEST(firstRead == event);
   BOOST_TEST(all == event + next);
