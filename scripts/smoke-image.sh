@@ -174,6 +174,9 @@ say "$version"
 # listeners on loopback, port 0 (the kernel picks free ones and the extender logs them); and
 # the cluster comes from the example's file instead of the API server.
 log=$work/extender.log
+# Created here, not by the background shell's redirection: the readiness loop below may read
+# it before that shell has run.
+: >"$log"
 run_image \
   --listen=127.0.0.1:0 \
   --metrics-listen=127.0.0.1:0 \
