@@ -7,7 +7,6 @@
 #include <optional>
 #include <span>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "scheduling/cache/existing_term_index.hpp"
@@ -52,19 +51,33 @@ enum class Placement { Assigned, Nominated };
 struct PodRecord {
   framework::PodInfoPtr info;
   Placement placement = Placement::Assigned;
-  std::string node;
-  // Assumed by a binding and not yet confirmed by the watch: since `assumedAt`, and bound by
-  // the API server at `boundAt` once its binding finished.
+  // Assumed by a binding and not yet confirmed by the watch (when: State::assumedPods).
   bool assumed = false;
   // The pods relist current when the pod was last upserted; 0: never (only assumed).
   std::uint32_t listedIn = 0;
-  std::chrono::steady_clock::time_point assumedAt{};
-  std::optional<std::chrono::steady_clock::time_point> boundAt;
   // Assigned only:
-  std::uint32_t slot = 0;          // the node item's slot
-  std::size_t namespaceIndex = 0;  // position in NamespaceState::pods
-  bool indexed = false;            // in NamespaceState::index, else in `added`
-  std::size_t addedIndex = 0;      // position in NamespaceState::added
+  bool indexed = false;              // in NamespaceState::index, else in `added`
+  std::uint32_t slot = 0;            // the node item's slot
+  std::uint32_t namespaceIndex = 0;  // position in NamespaceState::pods
+  std::uint32_t addedIndex = 0;      // position in NamespaceState::added
+
+  // The node the pod counts on, or is nominated to, read from the cached pod itself (an
+  // assumed pod's copy has spec.nodeName set, as upstream's assumed copy does): a copy here
+  // was a second heap string per pod, 64 MB at a million pods.
+  const std::string& node() const {
+    const api::Pod& pod = info->pod();
+    return placement == Placement::Assigned ? pod.spec.nodeName : pod.status.nominatedNodeName;
+  }
+};
+
+// Cached pods by UID. The key views the UID inside the record's own pod, so a record is
+// re-keyed whenever it gets a new pod (State::hold).
+using PodRecords = std::unordered_map<std::string_view, PodRecord>;
+
+// An assumed pod's times: since when, and when the API server created its binding.
+struct Assumption {
+  std::chrono::steady_clock::time_point assumedAt;
+  std::optional<std::chrono::steady_clock::time_point> boundAt;
 };
 
 // The assigned pods of one namespace, the label index last built over them and the changes
@@ -122,9 +135,9 @@ struct Cache::State {
   // `publishedTopology` is null.
   framework::TopologyIndex topology;
   std::shared_ptr<const framework::TopologyIndex> publishedTopology;
-  // Assigned and nominated pods by UID. Records are referenced by address from
-  // assignedByNamespace; unordered_map never moves its elements.
-  std::unordered_map<std::string, PodRecord> pods;
+  // Assigned and nominated pods. Records are referenced by address from
+  // assignedByNamespace; unordered_map never moves its elements, re-keying included.
+  PodRecords pods;
   // The cached pods' parsed affinity term lists, one copy of each.
   framework::AffinityTermPool termPool;
   std::map<std::string, NamespaceState, std::less<>> assignedByNamespace;
@@ -145,8 +158,9 @@ struct Cache::State {
 
   // The pods relist in progress or last done, numbered from 1.
   std::uint32_t relistGeneration = 1;
-  // UIDs of the assumed pods (cache.go's assumedPods).
-  std::unordered_set<std::string> assumedPods;
+  // The assumed pods (cache.go's assumedPods), with their times: kept here rather than in
+  // every PodRecord, as a handful of pods are assumed at any time.
+  std::unordered_map<std::string, Assumption> assumedPods;
   PlacementObserver* observer = nullptr;
   framework::runtime::DurationObserver* publishTiming = nullptr;
   // Awaited pods whose placement changed since the last publish.
@@ -190,10 +204,10 @@ struct Cache::State {
 
   void place(PodRecord& record) {
     if (record.placement == Placement::Nominated) {
-      nominator.add(record.info, record.node);
+      nominator.add(record.info, record.node());
       return;
     }
-    NodeItem& item = itemFor(record.node);
+    NodeItem& item = itemFor(record.node());
     record.slot = item.slot;
     mutableInfo(item).addPod(record.info);
     existingTerms.addPod(*record.info, record.slot);
@@ -201,10 +215,10 @@ struct Cache::State {
     if (inserted) namespaceSetChanged = true;
     NamespaceState& ns = entry->second;
     touch(entry->first, ns);
-    record.namespaceIndex = ns.pods.size();
+    record.namespaceIndex = static_cast<std::uint32_t>(ns.pods.size());
     ns.pods.push_back(&record);
     record.indexed = false;
-    record.addedIndex = ns.added.size();
+    record.addedIndex = static_cast<std::uint32_t>(ns.added.size());
     ns.added.push_back(&record);
     ns.publishedDelta.reset();
     ++numAssignedPods;
@@ -212,10 +226,10 @@ struct Cache::State {
 
   void unplace(PodRecord& record) {
     if (record.placement == Placement::Nominated) {
-      nominator.remove(record.info, record.node);
+      nominator.remove(record.info, record.node());
       return;
     }
-    auto item = nodes.find(record.node);
+    auto item = nodes.find(record.node());
     mutableInfo(item->second).removePod(record.info->pod().metadata.uid);
     if (item->second.info->node() == nullptr && item->second.info->pods().empty()) {
       eraseItem(item);
@@ -246,8 +260,8 @@ struct Cache::State {
   }
 
   // Removes records[index], moving the last record into its place.
-  static void swapRemove(std::vector<PodRecord*>& records, std::size_t index,
-                         std::size_t PodRecord::*position) {
+  static void swapRemove(std::vector<PodRecord*>& records, std::uint32_t index,
+                         std::uint32_t PodRecord::*position) {
     PodRecord* last = records.back();
     records[index] = last;
     last->*position = index;
@@ -367,6 +381,20 @@ struct Cache::State {
     --numAssumedPods;
   }
 
+  // The record `at` (end(): a new one) now holds `info`, keyed by its UID.
+  PodRecord& hold(PodRecords::iterator at, framework::PodInfoPtr info) {
+    if (at == pods.end()) {
+      const std::string_view uid = info->pod().metadata.uid;
+      at = pods.try_emplace(uid).first;
+      at->second.info = std::move(info);
+      return at->second;
+    }
+    auto entry = pods.extract(at);
+    entry.mapped().info = std::move(info);
+    entry.key() = entry.mapped().info->pod().metadata.uid;
+    return pods.insert(std::move(entry)).position->second;
+  }
+
   // The pod's placement changed: an observer waiting for it hears of it after the publish.
   void noteSettled(const std::string& uid) {
     if (observer != nullptr && observer->awaits(uid)) settled.push_back(uid);
@@ -443,12 +471,9 @@ bool Cache::upsertPod(api::Pod pod) {
     if (it != s.pods.end()) s.pods.erase(it);
     return false;
   }
-  if (it == s.pods.end()) it = s.pods.try_emplace(uid).first;
-  PodRecord& record = it->second;
+  PodRecord& record = s.hold(it, framework::PodInfo::forCache(std::move(pod), s.termPool));
   record.listedIn = s.relistGeneration;
   record.placement = assigned ? Placement::Assigned : Placement::Nominated;
-  record.node = assigned ? pod.spec.nodeName : pod.status.nominatedNodeName;
-  record.info = framework::PodInfo::forCache(std::move(pod), s.termPool);
   s.place(record);
   const bool placed = assigned && !wasAssigned;
   if (placed) s.noteSettled(uid);
@@ -470,17 +495,12 @@ AssumeResult Cache::assumePod(api::Pod pod, const std::string& node) {
   }
   // A nominated pod: assuming it deletes its nomination (DeleteNominatedPodIfExists).
   if (it != s.pods.end()) s.unplace(it->second);
-  if (it == s.pods.end()) it = s.pods.try_emplace(uid).first;
   pod.spec.nodeName = node;
-  PodRecord& record = it->second;
+  PodRecord& record = s.hold(it, framework::PodInfo::forCache(std::move(pod), s.termPool));
   record.placement = Placement::Assigned;
-  record.node = node;
-  record.info = framework::PodInfo::forCache(std::move(pod), s.termPool);
   record.assumed = true;
-  record.boundAt.reset();
-  record.assumedAt = std::chrono::steady_clock::now();
   s.place(record);
-  s.assumedPods.insert(uid);
+  s.assumedPods.insert_or_assign(uid, Assumption{std::chrono::steady_clock::now(), std::nullopt});
   ++s.numAssumedPods;
   s.noteSettled(uid);
   return AssumeResult::Assumed;
@@ -488,8 +508,8 @@ AssumeResult Cache::assumePod(api::Pod pod, const std::string& node) {
 
 void Cache::finishBinding(std::string_view uid, std::chrono::steady_clock::time_point boundAt) {
   std::lock_guard lock(state_->mu);
-  auto it = state_->pods.find(std::string(uid));
-  if (it == state_->pods.end() || !it->second.assumed) return;  // confirmed meanwhile
+  auto it = state_->assumedPods.find(std::string(uid));
+  if (it == state_->assumedPods.end()) return;  // confirmed meanwhile
   it->second.boundAt = boundAt;
 }
 
@@ -516,7 +536,12 @@ std::size_t Cache::endPodRelist(std::chrono::steady_clock::time_point listStarte
     // API server showed before is gone, assumed since or not, as the informer's store deletes
     // every key it held that the list lacks.
     const bool fromApiServer = record.listedIn != 0;
-    if (fromApiServer || (record.boundAt && *record.boundAt < listStarted)) gone.push_back(uid);
+    bool boundBeforeList = false;
+    if (record.assumed) {
+      const auto& boundAt = s.assumedPods.at(std::string(uid)).boundAt;
+      boundBeforeList = boundAt && *boundAt < listStarted;
+    }
+    if (fromApiServer || boundBeforeList) gone.emplace_back(uid);
   }
   for (const auto& uid : gone) s.removePod(uid);
   return gone.size();
@@ -525,9 +550,8 @@ std::size_t Cache::endPodRelist(std::chrono::steady_clock::time_point listStarte
 std::optional<std::chrono::steady_clock::time_point> Cache::oldestAssumedPod() const {
   std::lock_guard lock(state_->mu);
   std::optional<std::chrono::steady_clock::time_point> oldest;
-  for (const auto& uid : state_->assumedPods) {
-    const auto at = state_->pods.at(uid).assumedAt;
-    if (!oldest || at < *oldest) oldest = at;
+  for (const auto& [uid, assumption] : state_->assumedPods) {
+    if (!oldest || assumption.assumedAt < *oldest) oldest = assumption.assumedAt;
   }
   return oldest;
 }
@@ -536,7 +560,7 @@ std::optional<std::string> Cache::assignedNode(std::string_view uid) const {
   std::lock_guard lock(state_->mu);
   const auto it = state_->pods.find(std::string(uid));
   if (it == state_->pods.end() || it->second.placement != Placement::Assigned) return std::nullopt;
-  return it->second.node;
+  return it->second.node();
 }
 
 void Cache::setPlacementObserver(PlacementObserver* observer) {
