@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "scheduling/api/boxed_optional.hpp"
 #include "scheduling/api/label_selector.hpp"
 #include "scheduling/api/labels.hpp"
 
@@ -19,7 +20,7 @@ struct ObjectMeta {
   std::string ns;  // metadata.namespace
   std::string uid;
   Labels labels;
-  std::optional<std::string> deletionTimestamp;
+  BoxedOptional<std::string> deletionTimestamp;
   bool operator==(const ObjectMeta&) const = default;
 };
 
@@ -56,7 +57,7 @@ struct PodSpec {
   std::string nodeName;
   std::string schedulerName;
   std::optional<std::int32_t> priority;
-  std::optional<Affinity> affinity;
+  BoxedOptional<Affinity> affinity;
   bool operator==(const PodSpec&) const = default;
 };
 

@@ -106,7 +106,8 @@ void checkFullPod(const Pod& pod) {
   // Label keys are data: case-sensitive.
   const Labels labels{{"app", "web"}, {"App", "Web"}, {"version", "v2"}, {"empty", ""}};
   BOOST_TEST((pod.metadata.labels == labels));
-  BOOST_TEST(pod.metadata.deletionTimestamp.value_or("") == "2024-05-01T10:00:00Z");
+  BOOST_TEST_REQUIRE(pod.metadata.deletionTimestamp.has_value());
+  BOOST_TEST(*pod.metadata.deletionTimestamp == "2024-05-01T10:00:00Z");
   BOOST_TEST(pod.isTerminating());
   BOOST_TEST(pod.spec.nodeName == "node-1");
   BOOST_TEST(pod.spec.schedulerName == "my-scheduler");

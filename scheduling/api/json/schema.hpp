@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "scheduling/api/boxed_optional.hpp"
+
 // The decoders are driven by static tables, one per JSON object shape: which members the
 // framework reads and where each one goes in the C++ object. A member that is not in the
 // table is never decoded: the decoder steps over its value without looking inside.
@@ -88,6 +90,8 @@ template <typename T>
 struct IsOptional : std::false_type {};
 template <typename T>
 struct IsOptional<std::optional<T>> : std::true_type {};
+template <typename T>
+struct IsOptional<BoxedOptional<T>> : std::true_type {};
 
 template <auto M>
 void* member(void* owner) {
