@@ -140,7 +140,7 @@ PodInfo::PodInfo(std::shared_ptr<const api::Pod> pod)
   lists.preferredAntiAffinity =
       weightedAffinityTerms(*pod_, preferred(affinity->podAntiAffinity), local);
   collect("preferredAntiAffinityTerms", local);
-  if (!errors.empty()) parseError_ = aggregate(errors);
+  if (!errors.empty()) lists.parseError = aggregate(errors);
   if (lists != AffinityTermLists{}) terms_ = std::make_shared<AffinityTermLists>(std::move(lists));
 }
 
@@ -148,6 +148,7 @@ std::shared_ptr<const PodInfo> PodInfo::forCache(api::Pod pod, AffinityTermPool&
   auto owned = std::make_shared<api::Pod>(std::move(pod));
   auto info = std::make_shared<PodInfo>(owned);
   owned->spec.affinity.reset();  // the terms are parsed: nothing in them points into it
+  owned->spec.schedulerName = std::string();
   if (info->terms_ != noTerms()) info->terms_ = pool.share(std::move(info->terms_));
   return info;
 }

@@ -39,12 +39,14 @@ struct WeightedAffinityTerm {
 };
 
 // A pod's four parsed affinity term lists, shared by the cached pods whose lists are equal
-// (the replicas of one workload in one namespace; AffinityTermPool).
+// (the replicas of one workload in one namespace; AffinityTermPool), and what failed to
+// parse, kept with them because it is as rare as it is the same across replicas.
 struct AffinityTermLists {
   std::vector<AffinityTerm> requiredAffinity;
   std::vector<AffinityTerm> requiredAntiAffinity;
   std::vector<WeightedAffinityTerm> preferredAffinity;
   std::vector<WeightedAffinityTerm> preferredAntiAffinity;
+  std::string parseError;  // "" when every term parsed
   bool operator==(const AffinityTermLists&) const = default;
 };
 
@@ -61,8 +63,10 @@ class PodInfo {
   // S3). Once its terms are parsed nothing reads the raw spec.affinity of a cached pod
   // again, and those selectors were a sixth of S3's heap (56 of 332 MiB), so this copy of
   // the pod goes without them: pod().spec.affinity is empty, the parsed terms and
-  // hasPodAffinityOrAntiAffinity() are what to ask. Its term lists are shared through
-  // `pool` with the pods whose lists are equal (another 40 MiB on S3).
+  // hasPodAffinityOrAntiAffinity() are what to ask. Nor does it keep spec.schedulerName,
+  // which only /bind reads, of the pod it fetches (a heap string per pod: "default-scheduler"
+  // is past the small-string limit). Its term lists are shared through `pool` with the pods
+  // whose lists are equal (another 40 MiB on S3).
   static std::shared_ptr<const PodInfo> forCache(api::Pod pod, AffinityTermPool& pool);
 
   const api::Pod& pod() const { return *pod_; }
@@ -71,7 +75,7 @@ class PodInfo {
   // filter pass with nominated pods compares them with, computed once per pod.
   std::int32_t priority() const { return priority_; }
   std::uint64_t uidHash() const { return uidHash_; }
-  const std::string& parseError() const { return parseError_; }
+  const std::string& parseError() const { return terms_->parseError; }
 
   const std::vector<AffinityTerm>& requiredAffinityTerms() const {
     return terms_->requiredAffinity;
@@ -110,7 +114,6 @@ class PodInfo {
   // Never null. Shared when use_count() > 1: by copies of this PodInfo, by cached pods
   // through the pool, or the empty lists every pod without terms points to.
   std::shared_ptr<AffinityTermLists> terms_;
-  std::string parseError_;
 
   AffinityTermLists& ownTerms();
 };

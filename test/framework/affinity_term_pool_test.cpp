@@ -11,8 +11,10 @@
 namespace scheduling::framework {
 namespace {
 
+using ::testing::affinityTerm;
 using ::testing::kPreferredReq;
 using ::testing::kRequiredReq;
+using ::testing::MakeLabelSelector;
 using ::testing::MakePod;
 
 // A replica of a workload: hostname anti-affinity against its app, preferred zone affinity.
@@ -21,6 +23,7 @@ api::Pod replica(const std::string& name, const std::string& ns, const std::stri
       .name(name)
       .ns(ns)
       .uid(ns + "/" + name)
+      .schedulerName("default-scheduler")
       .label("app", app)
       .node("n1")
       .podAntiAffinityIn("app", "kubernetes.io/hostname", {app}, kRequiredReq)
@@ -29,6 +32,28 @@ api::Pod replica(const std::string& name, const std::string& ns, const std::stri
 }
 
 BOOST_AUTO_TEST_SUITE(AffinityTermPoolTest)
+
+// A term that fails to parse: the cached copy reports the error NewPodInfo gives, and pods
+// whose lists failed alike share one copy of lists and error.
+BOOST_AUTO_TEST_CASE(CachedPodKeepsItsParseError) {
+  AffinityTermPool pool;
+  const auto broken = [](std::string name) {
+    return MakePod()
+        .name(std::move(name))
+        .ns("shop")
+        .podAffinity(affinityTerm(MakeLabelSelector().in("app", {"{{bad}}"}).obj(), "zone"),
+                     kRequiredReq)
+        .obj();
+  };
+  const PodInfo parsed(std::make_shared<const api::Pod>(broken("a")));
+  BOOST_TEST_REQUIRE(!parsed.parseError().empty());
+  const auto a = PodInfo::forCache(broken("a"), pool);
+  const auto b = PodInfo::forCache(broken("b"), pool);
+  BOOST_TEST(a->parseError() == parsed.parseError());
+  BOOST_TEST(b->parseError() == parsed.parseError());
+  BOOST_TEST(&a->parseError() == &b->parseError());
+  BOOST_TEST(PodInfo::forCache(replica("web-1", "shop", "web"), pool)->parseError().empty());
+}
 
 // The cached copy parses like the pod's own PodInfo, then drops the raw affinity.
 BOOST_AUTO_TEST_CASE(CachedPodKeepsItsTermsNotItsRawAffinity) {
@@ -42,6 +67,8 @@ BOOST_AUTO_TEST_CASE(CachedPodKeepsItsTermsNotItsRawAffinity) {
   BOOST_TEST((cached->preferredAffinityTerms() == parsed.preferredAffinityTerms()));
   BOOST_TEST(cached->requiredAntiAffinityTerms().size() == 1U);
   BOOST_TEST(cached->pod().metadata.labels == pod.metadata.labels);
+  BOOST_TEST(!pod.spec.schedulerName.empty());
+  BOOST_TEST(cached->pod().spec.schedulerName.empty());  // only /bind reads it, of its own pod
 
   const auto plain = PodInfo::forCache(MakePod().name("p").ns("shop").uid("u").obj(), pool);
   BOOST_TEST(!plain->hasPodAffinityOrAntiAffinity());
