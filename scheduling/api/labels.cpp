@@ -1,6 +1,7 @@
 #include "scheduling/api/labels.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace scheduling::api {
 
@@ -14,34 +15,56 @@ constexpr std::size_t kInitialSlots = 8;
 
 }  // namespace
 
-void Labels::set(std::string_view key, std::string_view value) {
-  if (slots_.empty()) {
-    bytes_.reserve(std::max(kInitialBytes, bytes_.size() + key.size() + value.size()));
-    slots_.reserve(kInitialSlots);
+Labels::Storage& Labels::own() {
+  if (!storage_) {
+    storage_ = std::make_shared<Storage>();
+  } else if (storage_.use_count() > 1) {
+    storage_ = std::make_shared<Storage>(*storage_);
   }
-  const auto at = static_cast<std::uint32_t>(bytes_.size());
-  bytes_.insert(bytes_.end(), key.begin(), key.end());
-  bytes_.insert(bytes_.end(), value.begin(), value.end());
+  return *storage_;
+}
+
+void Labels::set(std::string_view key, std::string_view value) {
+  Storage& storage = own();
+  std::vector<char>& bytes = storage.bytes;
+  std::vector<Slot>& slots = storage.slots;
+  if (slots.empty()) {
+    bytes.reserve(std::max(kInitialBytes, bytes.size() + key.size() + value.size()));
+    slots.reserve(kInitialSlots);
+  }
+  const auto at = static_cast<std::uint32_t>(bytes.size());
+  bytes.insert(bytes.end(), key.begin(), key.end());
+  bytes.insert(bytes.end(), value.begin(), value.end());
   const Slot slot{at, static_cast<std::uint32_t>(key.size()),
                   static_cast<std::uint32_t>(at + key.size()),
                   static_cast<std::uint32_t>(value.size())};
   // Objects from the API server list their labels sorted by key (Go marshals maps that
   // way), so decoding mostly appends: one comparison instead of a binary search.
-  if (slots_.empty() || keyOf(slots_.back()) < key) {
-    slots_.push_back(slot);
+  if (slots.empty() || keyOf(slots.back()) < key) {
+    slots.push_back(slot);
     return;
   }
   const std::size_t i = lowerBound(key);
-  if (i != slots_.size() && keyOf(slots_[i]) == key) {
-    slots_[i] = slot;  // the old bytes stay behind until the set is rebuilt
+  if (i != slots.size() && keyOf(slots[i]) == key) {
+    slots[i] = slot;  // the old bytes stay behind until the set is rebuilt
   } else {
-    slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(i), slot);
+    slots.insert(slots.begin() + static_cast<std::ptrdiff_t>(i), slot);
   }
 }
 
 void Labels::shrinkToFit() {
-  bytes_.shrink_to_fit();
-  slots_.shrink_to_fit();
+  if (!storage_ || storage_.use_count() > 1) return;  // shared: sized already
+  storage_->bytes.shrink_to_fit();
+  storage_->slots.shrink_to_fit();
+}
+
+std::size_t Labels::layoutHash() const {
+  if (!storage_) return 0;
+  const std::string_view bytes(storage_->bytes.data(), storage_->bytes.size());
+  const std::string_view slots(reinterpret_cast<const char*>(storage_->slots.data()),
+                               storage_->slots.size() * sizeof(Slot));
+  const std::hash<std::string_view> hash;
+  return hash(bytes) ^ (hash(slots) * 0x9e3779b97f4a7c15ULL);
 }
 
 }  // namespace scheduling::api

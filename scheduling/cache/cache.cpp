@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "scheduling/api/labels_pool.hpp"
 #include "scheduling/cache/existing_term_index.hpp"
 #include "scheduling/cache/namespace_pod_index.hpp"
 #include "scheduling/cache/node_tree.hpp"
@@ -138,8 +139,9 @@ struct Cache::State {
   // Assigned and nominated pods. Records are referenced by address from
   // assignedByNamespace; unordered_map never moves its elements, re-keying included.
   PodRecords pods;
-  // The cached pods' parsed affinity term lists, one copy of each.
+  // The cached pods' parsed affinity term lists and their label sets, one copy of each.
   framework::AffinityTermPool termPool;
+  api::LabelsPool labelsPool;
   std::map<std::string, NamespaceState, std::less<>> assignedByNamespace;
   // The namespaces' pods as last published, and the namespaces touched since: while no
   // namespace comes or goes, a publish revisits only those.
@@ -471,6 +473,7 @@ bool Cache::upsertPod(api::Pod pod) {
     if (it != s.pods.end()) s.pods.erase(it);
     return false;
   }
+  s.labelsPool.share(pod.metadata.labels);
   PodRecord& record = s.hold(it, framework::PodInfo::forCache(std::move(pod), s.termPool));
   record.listedIn = s.relistGeneration;
   record.placement = assigned ? Placement::Assigned : Placement::Nominated;
@@ -496,6 +499,7 @@ AssumeResult Cache::assumePod(api::Pod pod, const std::string& node) {
   // A nominated pod: assuming it deletes its nomination (DeleteNominatedPodIfExists).
   if (it != s.pods.end()) s.unplace(it->second);
   pod.spec.nodeName = node;
+  s.labelsPool.share(pod.metadata.labels);
   PodRecord& record = s.hold(it, framework::PodInfo::forCache(std::move(pod), s.termPool));
   record.placement = Placement::Assigned;
   record.assumed = true;

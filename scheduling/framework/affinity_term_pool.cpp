@@ -1,8 +1,7 @@
 #include "scheduling/framework/affinity_term_pool.hpp"
 
-#include <algorithm>
-#include <iterator>
 #include <string_view>
+#include <utility>
 
 #include "scheduling/framework/string_table.hpp"
 
@@ -59,25 +58,8 @@ class ListsHash {
 
 std::shared_ptr<AffinityTermLists> AffinityTermPool::share(
     std::shared_ptr<AffinityTermLists> lists) {
-  auto& bucket = byHash_[ListsHash().of(*lists)];
-  for (const auto& entry : bucket) {
-    if (auto live = entry.lock(); live && *live == *lists) return live;
-  }
-  bucket.push_back(lists);
-  if (++size_ >= sweepAt_) sweep();
-  return lists;
-}
-
-// Drops the entries of lists no pod holds any more; the next sweep comes when the pool has
-// doubled again, so sweeping costs O(1) per share() amortised.
-void AffinityTermPool::sweep() {
-  size_ = 0;
-  for (auto it = byHash_.begin(); it != byHash_.end();) {
-    std::erase_if(it->second, [](const auto& entry) { return entry.expired(); });
-    size_ += it->second.size();
-    it = it->second.empty() ? byHash_.erase(it) : std::next(it);
-  }
-  sweepAt_ = std::max<std::size_t>(1024, 2 * size_);
+  const std::size_t hash = ListsHash().of(*lists);
+  return pool_.share(std::move(lists), hash);
 }
 
 }  // namespace scheduling::framework

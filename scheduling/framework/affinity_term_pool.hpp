@@ -2,9 +2,8 @@
 
 #include <cstddef>
 #include <memory>
-#include <unordered_map>
-#include <vector>
 
+#include "scheduling/api/sharing_pool.hpp"
 #include "scheduling/framework/types.hpp"
 
 namespace scheduling::framework {
@@ -12,8 +11,7 @@ namespace scheduling::framework {
 // Hands out one shared copy of each distinct AffinityTermLists among the cached pods. The
 // replicas of a Deployment or StatefulSet in one namespace parse to equal lists (their
 // namespaces resolved, matchLabelKeys already merged), so on S3's 150k pods 45k lists
-// become a few hundred. The pool only remembers lists (weak references): a list lives as
-// long as a pod holds it, and forgotten entries are swept once they outnumber live ones.
+// become a few hundred. A list lives as long as a pod holds it (SharingPool).
 //
 // Not thread-safe: the Cache calls it under its writer lock. Readers only ever see the
 // lists through the pods, which hold them strongly.
@@ -23,14 +21,10 @@ class AffinityTermPool {
   std::shared_ptr<AffinityTermLists> share(std::shared_ptr<AffinityTermLists> lists);
 
   // Lists remembered, live or not (for tests).
-  std::size_t size() const { return size_; }
+  std::size_t size() const { return pool_.size(); }
 
  private:
-  void sweep();
-
-  std::unordered_map<std::size_t, std::vector<std::weak_ptr<AffinityTermLists>>> byHash_;
-  std::size_t size_ = 0;
-  std::size_t sweepAt_ = 1024;
+  api::SharingPool<AffinityTermLists> pool_;
 };
 
 }  // namespace scheduling::framework

@@ -4,6 +4,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -71,6 +72,23 @@ BOOST_AUTO_TEST_CASE(DiffersWhereEntriesDiffer) {
   BOOST_TEST((Labels{} == Labels{}));
   BOOST_TEST(!labels.get("zon").has_value());
   BOOST_TEST(*labels.get("zone") == "a");
+}
+
+// Copies share one buffer until either is modified: then the modified one gets its own, and
+// views into the other stay valid and unchanged.
+BOOST_AUTO_TEST_CASE(CopiesShareUntilModified) {
+  Labels original{{"app", "web"}, {"tier", "front"}};
+  Labels copy = original;
+  BOOST_TEST(copy.get("app")->data() == original.get("app")->data());
+  const std::string_view app = *original.get("app");
+  copy.set("app", "api");
+  copy.set("zone", "a");
+  BOOST_TEST(app == "web");
+  BOOST_TEST((original == Labels{{"app", "web"}, {"tier", "front"}}));
+  BOOST_TEST((copy == Labels{{"app", "api"}, {"tier", "front"}, {"zone", "a"}}));
+  original.set("tier", "back");
+  BOOST_TEST(*copy.get("tier") == "front");
+  BOOST_TEST(*original.get("tier") == "back");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

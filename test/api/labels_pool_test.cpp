@@ -1,0 +1,54 @@
+#include "scheduling/api/labels_pool.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <string>
+
+namespace scheduling::api {
+namespace {
+
+// A set as the decoder builds it: entry by entry, then shrunk.
+Labels decoded(const std::string& app, const std::string& hash) {
+  Labels labels;
+  labels.set("app", app);
+  labels.set("pod-template-hash", hash);
+  labels.set("tier", "web");
+  labels.shrinkToFit();
+  return labels;
+}
+
+BOOST_AUTO_TEST_SUITE(LabelsPoolTest)
+
+// Equal sets end up on one buffer (their views point at the same bytes); unequal ones keep
+// their own; and a pooled set modified later gets its own buffer, the others unchanged.
+BOOST_AUTO_TEST_CASE(EqualSetsShareOneBuffer) {
+  LabelsPool pool;
+  Labels a = decoded("shop", "5d8f");
+  Labels b = decoded("shop", "5d8f");
+  Labels c = decoded("shop", "77aa");
+  BOOST_TEST(a.get("app")->data() != b.get("app")->data());
+  pool.share(a);
+  pool.share(b);
+  pool.share(c);
+  BOOST_TEST(a.get("app")->data() == b.get("app")->data());
+  BOOST_TEST(c.get("app")->data() != a.get("app")->data());
+  BOOST_TEST((c == decoded("shop", "77aa")));
+
+  b.set("tier", "db");
+  BOOST_TEST(*a.get("tier") == "web");
+  BOOST_TEST(*b.get("tier") == "db");
+  BOOST_TEST((a == decoded("shop", "5d8f")));
+}
+
+// The empty set has no buffer to share and is left as it is.
+BOOST_AUTO_TEST_CASE(EmptySetStaysEmpty) {
+  LabelsPool pool;
+  Labels empty;
+  pool.share(empty);
+  BOOST_TEST(empty.empty());
+  BOOST_TEST(pool.size() == 0U);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace scheduling::api
