@@ -38,7 +38,8 @@ BOOST_AUTO_TEST_CASE(CopiesCopyTheValue) {
   original.reset();
   BOOST_TEST(!original.has_value());
   BOOST_TEST(*assigned == "a");
-  assigned = assigned;  // self-assignment keeps the value
+  const BoxedOptional<std::string>& same = assigned;
+  assigned = same;  // assigning itself keeps the value
   BOOST_TEST(*assigned == "a");
   BOOST_TEST(assigned.emplace("c") == "c");
   BOOST_TEST(*assigned == "c");
