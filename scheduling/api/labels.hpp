@@ -115,12 +115,17 @@ class Labels {
 
   struct Slot {
     std::uint32_t keyAt, keySize, valueAt, valueSize;  // ranges of Storage::bytes
-    bool operator==(const Slot&) const = default;
   };
   struct Storage {
     std::vector<char> bytes;
     std::vector<Slot> slots;  // sorted by key
-    bool operator==(const Storage&) const = default;  // same layout
+
+    // The same bytes at the same offsets: two comparisons of contiguous arrays.
+    bool operator==(const Storage& other) const {
+      return bytes.size() == other.bytes.size() && slots.size() == other.slots.size() &&
+             std::memcmp(slots.data(), other.slots.data(), slots.size() * sizeof(Slot)) == 0 &&
+             std::memcmp(bytes.data(), other.bytes.data(), bytes.size()) == 0;
+    }
   };
 
   std::span<const Slot> slots() const {
@@ -144,13 +149,7 @@ class Labels {
   // Whether both sets hold the same bytes at the same offsets: sets decoded from the same
   // JSON do (a sent Node's labels and the cached Node's, on every node of a full-Nodes
   // request), and two comparisons of contiguous arrays then settle what 2 per label would.
-  bool sameLayout(const Labels& other) const {
-    const Storage& a = *storage_;
-    const Storage& b = *other.storage_;
-    return a.bytes.size() == b.bytes.size() &&
-           std::memcmp(a.slots.data(), b.slots.data(), a.slots.size() * sizeof(Slot)) == 0 &&
-           std::memcmp(a.bytes.data(), b.bytes.data(), a.bytes.size()) == 0;
-  }
+  bool sameLayout(const Labels& other) const { return *storage_ == *other.storage_; }
 
   // Null for an empty set. Shared by copies and by pooled equal sets; only modified while
   // this set is its only owner.

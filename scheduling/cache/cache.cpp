@@ -383,6 +383,13 @@ struct Cache::State {
     --numAssumedPods;
   }
 
+  // The PodInfo the cache keeps for `pod`: built for memory, its term lists and label set
+  // shared with the cached pods that have equal ones.
+  framework::PodInfoPtr cachedPod(api::Pod pod) {
+    labelsPool.share(pod.metadata.labels);
+    return framework::PodInfo::forCache(std::move(pod), termPool);
+  }
+
   // The record `at` (end(): a new one) now holds `info`, keyed by its UID.
   PodRecord& hold(PodRecords::iterator at, framework::PodInfoPtr info) {
     if (at == pods.end()) {
@@ -473,8 +480,7 @@ bool Cache::upsertPod(api::Pod pod) {
     if (it != s.pods.end()) s.pods.erase(it);
     return false;
   }
-  s.labelsPool.share(pod.metadata.labels);
-  PodRecord& record = s.hold(it, framework::PodInfo::forCache(std::move(pod), s.termPool));
+  PodRecord& record = s.hold(it, s.cachedPod(std::move(pod)));
   record.listedIn = s.relistGeneration;
   record.placement = assigned ? Placement::Assigned : Placement::Nominated;
   s.place(record);
@@ -499,8 +505,7 @@ AssumeResult Cache::assumePod(api::Pod pod, const std::string& node) {
   // A nominated pod: assuming it deletes its nomination (DeleteNominatedPodIfExists).
   if (it != s.pods.end()) s.unplace(it->second);
   pod.spec.nodeName = node;
-  s.labelsPool.share(pod.metadata.labels);
-  PodRecord& record = s.hold(it, framework::PodInfo::forCache(std::move(pod), s.termPool));
+  PodRecord& record = s.hold(it, s.cachedPod(std::move(pod)));
   record.placement = Placement::Assigned;
   record.assumed = true;
   s.place(record);
