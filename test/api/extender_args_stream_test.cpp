@@ -144,6 +144,11 @@ const std::vector<Case> kCases = {
              R"("Nodes":{"itemsX":[7],"items":[)" +
              kNode2 + "]}"),
      true},
+    {"look-alikes in strings longer than a scanner step",
+     withPod(R"("NodeNames":["a-name-longer-than-sixteen-bytes\"],\"Nodes\":{\"items\":[{",)"
+             R"("}]\\"],"Nodes":{"items":[)" +
+             kNode1 + "]}"),
+     true},
     {"an escaped name deeper down",
      withPod(R"("x":{"N\u006fdes":1},"Nodes":{"items":[{"metadata":{"labels":{"\u0069tems":)"
              R"("v"}}}]})"),

@@ -1,6 +1,7 @@
 #include "scheduling/api/json/items_scanner.hpp"
 
 #include "scheduling/api/json/schema.hpp"
+#include "scheduling/api/json/string_bytes.hpp"
 
 namespace scheduling::api::json {
 
@@ -146,7 +147,16 @@ ItemsScanner::Stop ItemsScanner::scan(std::string_view held, std::size_t heldFro
         state_ = State::Members;
         break;
       case State::Members:
-        if (!scanMembers(c)) return Stop::Irregular;
+        if (inString_ && !escaped_ && !readingKey_) {
+          // Inside a string that is not a member name: nothing up to its next '"' or '\\'
+          // matters. Most of a body is such strings (NodeNames: every node's name), and
+          // stepping over them a byte at a time was a third of a 50,000-name /filter.
+          const char* from = held.data() + (position_ - heldFrom);
+          const char* to = findStringSpecial(from, held.data() + held.size());
+          position_ += static_cast<std::size_t>(to - from);
+          if (position_ == end) return Stop::NeedBytes;
+        }
+        if (!scanMembers(held[position_ - heldFrom])) return Stop::Irregular;
         break;
       case State::PathValue:
         if (isSpace(c)) break;
