@@ -3,7 +3,8 @@
 namespace scheduling::cache {
 
 std::span<const framework::NominatedPod> NominatedPodIndex::forNode(std::string_view node) const {
-  return forNode(parts_.names->find(node), node);
+  const framework::NodeSlot slot = parts_.names->find(node);
+  return hasSlot(slot) ? forSlot(slot) : forUnknownNode(node);
 }
 
 std::span<const framework::NominatedPod> NominatedPodIndex::forUnknownNode(
