@@ -136,6 +136,7 @@ FilterRun runFilter(const framework::runtime::Framework& fw, CycleState& state, 
       static_cast<int>(n),
       [&](int i) {
         const std::size_t k = (start + static_cast<std::size_t>(i)) % n;
+        framework::prefetchNodeAhead(c.known, k);
         Status s = fw.runFilterPluginsWithNominatedPods(state, pod, *c.known[k],
                                                         trace ? &run.traces[k] : nullptr);
         if (s.isSuccess()) {

@@ -327,6 +327,7 @@ Status Framework::runScorePlugins(const CycleState& state, const PodInfo& pod,
   parallelizer_->until(
       numNodes,
       [&](int i) {
+        prefetchNodeAhead(nodes, static_cast<std::size_t>(i));
         for (std::size_t p = 0; p < numPlugins; ++p) {
           if (!active[p]) continue;
           Status s = [&] {
