@@ -17,11 +17,15 @@ const std::vector<std::string> kItems = {
     R"({"metadata":{"name":"a}","labels":{"k":"v]"}},"spec":{"x":[1,{"y":"\"{"}]}})",
     R"({"metadata":{"name":"b\\"},"status":{}})",
     R"({})",
+    // Strings and runs between them longer than the 16 bytes the cutter looks at a step.
+    R"({"metadata":{"annotations":{"note":"a long value with \"{quoted}\" [brackets] and a )"
+    R"(backslash \\ well past sixteen bytes","k":"\\"}},"spec":{"containers":[{"args":)"
+    R"([[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]],"image":"registry.example.com/team/app:v1.2.3"}]}})",
 };
 const std::string kList = R"({"kind":"PodList","apiVersion":"v1","note":"\"items\":[{}]",)"
                           R"("metadata":{"resourceVersion":"812"},)"
                           "\n\"items\" : [\n  " +
-                          kItems[0] + ",\n  " + kItems[1] + " , " + kItems[2] +
+                          kItems[0] + ",\n  " + kItems[1] + " , " + kItems[2] + "," + kItems[3] +
                           R"(],"extra":{"items":[{"z":1}]},"metadata2":null})";
 
 struct Split {
