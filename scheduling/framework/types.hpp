@@ -269,10 +269,10 @@ class NodeInfo {
   std::vector<PodInfoPtr> owned_;
 };
 
-// Starts loading the first cache line of the NodeInfo `ahead` positions after `i` in a loop
+// Starts loading the first cache line of the NodeInfo four positions after `i` in a loop
 // over `nodes`, wrapping around: the NodeInfos a request sends lie anywhere in a heap of a
 // gigabyte at 50,000 nodes, and the loops of Filter and Score otherwise wait for each one's
-// first read. Four ahead covers the miss without fetching lines the loop has not reached.
+// first read. The work on the three nodes between hides the miss.
 inline void prefetchNodeAhead(std::span<const NodeInfo* const> nodes, std::size_t i) {
   constexpr std::size_t kAhead = 4;
   __builtin_prefetch(nodes[(i + kAhead) % nodes.size()]);
