@@ -2,7 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "scheduling/api/decode_error.hpp"
 
@@ -19,6 +25,68 @@ constexpr std::array<bool, 256> kStructural = [] {
   for (const char c : std::string_view("\"{}[]")) table[static_cast<unsigned char>(c)] = true;
   return table;
 }();
+
+#if defined(__SSE2__)
+// 64 bytes of an item as bit masks, bit k for byte k: what the cutter looks for.
+struct Block {
+  std::uint64_t quotes = 0;
+  std::uint64_t backslashes = 0;
+  std::uint64_t opens = 0;   // '{' and '['
+  std::uint64_t closes = 0;  // '}' and ']'
+};
+
+Block classify(const char* p) {
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  // Setting bit 0x20 turns '[' into '{' and ']' into '}', and nothing else into either.
+  const __m128i bit5 = _mm_set1_epi8(0x20);
+  const __m128i open = _mm_set1_epi8('{');
+  const __m128i close = _mm_set1_epi8('}');
+  Block b;
+  for (int k = 0; k < 4; ++k) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    const __m128i folded = _mm_or_si128(x, bit5);
+    const auto bits = [k](__m128i equal) {
+      return std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(equal))} << (16 * k);
+    };
+    b.quotes |= bits(_mm_cmpeq_epi8(x, quote));
+    b.backslashes |= bits(_mm_cmpeq_epi8(x, backslash));
+    b.opens |= bits(_mm_cmpeq_epi8(folded, open));
+    b.closes |= bits(_mm_cmpeq_epi8(folded, close));
+  }
+  return b;
+}
+
+// Bit k: the XOR of bits 0..k.
+std::uint64_t prefixXor(std::uint64_t bits) {
+  for (int shift = 1; shift < 64; shift *= 2) bits ^= bits << shift;
+  return bits;
+}
+
+// Walks a block without backslashes (so every quote opens or closes a string) from the state
+// at its start; returns the offset just past the bracket that closes the item, or 0 when the
+// item goes on past the block.
+std::size_t walkBlock(const Block& b, bool& inString, int& depth) {
+  // Bit k: byte k is inside a string (or is the quote that opens it).
+  const std::uint64_t inside = inString ? ~prefixXor(b.quotes) : prefixXor(b.quotes);
+  const std::uint64_t opens = b.opens & ~inside;
+  const std::uint64_t closes = b.closes & ~inside;
+  inString ^= (std::popcount(b.quotes) & 1) != 0;
+  if (std::popcount(closes) < depth) {
+    depth += std::popcount(opens) - std::popcount(closes);
+    return 0;
+  }
+  for (std::uint64_t brackets = opens | closes; brackets != 0; brackets &= brackets - 1) {
+    const int at = std::countr_zero(brackets);
+    if ((opens >> at) & 1) {
+      ++depth;
+    } else if (--depth == 0) {
+      return static_cast<std::size_t>(at) + 1;
+    }
+  }
+  return 0;
+}
+#endif
 
 }  // namespace
 
@@ -66,7 +134,31 @@ std::string_view ListStreamSplitter::cutItem() {
   const char* const data = buffer_.data();
   const std::size_t size = buffer_.size();
   std::size_t i = itemScanned_ - dropped_;
+  const auto itemEndsAt = [&](std::size_t end) {
+    inItem_ = false;
+    const std::size_t begin = scanner_.position() - dropped_;
+    scanner_.elementEnded(dropped_ + end);
+    return std::string_view(data + begin, end - begin);
+  };
+  // Bytes before this offset are walked one string or byte at a time (below).
+  std::size_t byteWiseUntil = 0;
   while (i < size) {
+#if defined(__SSE2__)
+    // 64 bytes at a time, as masks, where no backslash can escape a quote: in or right before
+    // the block. Strings in items are short, and finding each one's end with memchr was
+    // about a sixth of the decoding thread's time on a list from the API server.
+    if (i >= byteWiseUntil && size - i >= 64 && (i == 0 || data[i - 1] != '\\')) {
+      const Block block = classify(data + i);
+      if (block.backslashes == 0) {
+        if (const std::size_t end = walkBlock(block, inString_, itemDepth_); end != 0) {
+          return itemEndsAt(i + end);
+        }
+        i += 64;
+        continue;
+      }
+      byteWiseUntil = i + 64;
+    }
+#endif
     if (inString_) {
       // To the next quote at memchr's speed. It ends the string unless an odd run of
       // backslashes escapes it; the whole item is in the buffer, and the string's opening
@@ -90,10 +182,7 @@ std::string_view ListStreamSplitter::cutItem() {
     } else if (c == '{' || c == '[') {
       ++itemDepth_;
     } else if (--itemDepth_ == 0) {
-      inItem_ = false;
-      const std::size_t begin = scanner_.position() - dropped_;
-      scanner_.elementEnded(dropped_ + i);
-      return std::string_view(data + begin, i - begin);
+      return itemEndsAt(i);
     }
   }
   itemScanned_ = dropped_ + i;

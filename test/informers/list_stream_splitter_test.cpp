@@ -1,6 +1,7 @@
 #include "scheduling/informers/list_stream_splitter.hpp"
 
 #include <boost/test/unit_test.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,55 @@ Split splitIn(const std::vector<std::string_view>& reads) {
   return out;
 }
 
+// Random items: strings of up to 150 bytes full of brackets, quotes and runs of backslashes
+// (escaped), nested objects and arrays, so that the cutter's 64-byte blocks meet every
+// state: a string open across a block, an escape at a block's edge, an item ending mid-block.
+class RandomItems {
+ public:
+  explicit RandomItems(unsigned seed) : random_(seed) {}
+
+  std::string item() { return object(0); }
+
+ private:
+  int uniform(int n) { return std::uniform_int_distribution<int>(0, n - 1)(random_); }
+
+  std::string string() {
+    static constexpr std::string_view kBytes = "ab{}[]\",:\\ x";
+    std::string out = "\"";
+    for (int n = uniform(4) == 0 ? uniform(150) : uniform(12); n > 0; --n) {
+      const char c = kBytes[static_cast<std::size_t>(uniform(static_cast<int>(kBytes.size())))];
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    return out + '"';
+  }
+
+  std::string value(int depth) {
+    switch (depth < 6 ? uniform(5) : uniform(2)) {
+      case 0:
+        return string();
+      case 1:
+        return std::to_string(uniform(100000));
+      case 2:
+      case 3:
+        return object(depth + 1);
+      default: {
+        std::string out = "[";
+        for (int n = uniform(4); n > 0; --n) out += value(depth + 1) + (n > 1 ? "," : "");
+        return out + "]";
+      }
+    }
+  }
+
+  std::string object(int depth) {
+    std::string out = "{";
+    for (int n = uniform(5); n > 0; --n) out += string() + ":" + value(depth) + (n > 1 ? "," : "");
+    return out + "}";
+  }
+
+  std::mt19937 random_;
+};
+
 }  // namespace list_stream_splitter_test
 
 using namespace list_stream_splitter_test;
@@ -64,6 +114,29 @@ BOOST_AUTO_TEST_CASE(items_are_found_whatever_the_read_boundaries) {
     BOOST_TEST(out.complete);
     BOOST_TEST(out.envelope.find("a}") == std::string::npos);
     BOOST_TEST(scheduling::api::json::decodeListMeta(out.envelope).resourceVersion == "812");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(random_items_are_cut_where_they_end) {
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    RandomItems random(seed);
+    std::vector<std::string> items;
+    std::string list = R"({"metadata":{"resourceVersion":"1"},"items":[)";
+    for (int i = 0; i < 30; ++i) {
+      items.push_back(random.item());
+      list += (i > 0 ? "," : "") + items.back();
+    }
+    list += "]}";
+    // Whole, then in reads of 1 to 200 bytes.
+    BOOST_TEST(splitIn({list}).items == items, "seed " << seed << ", whole");
+    std::mt19937 cuts(seed);
+    std::vector<std::string_view> reads;
+    for (std::size_t at = 0; at < list.size();) {
+      const std::size_t n = std::uniform_int_distribution<std::size_t>(1, 200)(cuts);
+      reads.push_back(std::string_view(list).substr(at, n));
+      at += n;
+    }
+    BOOST_TEST(splitIn(reads).items == items, "seed " << seed << ", in reads");
   }
 }
 
