@@ -140,8 +140,10 @@ std::string_view ListStreamSplitter::cutItem() {
     scanner_.elementEnded(dropped_ + end);
     return std::string_view(data + begin, end - begin);
   };
+#if defined(__SSE2__)
   // Bytes before this offset are walked one string or byte at a time (below).
   std::size_t byteWiseUntil = 0;
+#endif
   while (i < size) {
 #if defined(__SSE2__)
     // 64 bytes at a time, as masks, where no backslash can escape a quote: in or right before
