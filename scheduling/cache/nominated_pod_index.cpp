@@ -3,8 +3,7 @@
 namespace scheduling::cache {
 
 std::span<const framework::NominatedPod> NominatedPodIndex::forNode(std::string_view node) const {
-  const framework::NodeSlot slot = parts_.names->find(node);
-  return hasSlot(slot) ? forSlot(slot) : forUnknownNode(node);
+  return forNode(parts_.names->find(node), [node] { return node; });
 }
 
 std::span<const framework::NominatedPod> NominatedPodIndex::forUnknownNode(

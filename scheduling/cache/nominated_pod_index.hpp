@@ -95,15 +95,15 @@ class NominatedPodIndex {
 
   // The pods nominated to `node`, in nomination order.
   std::span<const framework::NominatedPod> forNode(std::string_view node) const;
-  // The same for a node of the snapshot published with this index, by its slot, when the
-  // index has the slot; by name (forUnknownNode) when not. Inline, and the name is only read
-  // when needed: asked for every node a request filters or scores, and the name is in the
-  // Node, one more cache miss per node.
-  bool hasSlot(framework::NodeSlot slot) const { return slot < parts_.bySlot.size(); }
-  std::span<const framework::NominatedPod> forSlot(framework::NodeSlot slot) const {
-    return parts_.bySlot[slot].pods;
+  // The same for a node of the snapshot published with this index: `slot` is the node's,
+  // and `nameOf()` gives its name, called only for a slot the index does not have. Inline and
+  // lazy: asked for every node a request filters or scores, where reading the name (in the
+  // Node) was one more cache miss per node.
+  template <typename NameOf>
+  std::span<const framework::NominatedPod> forNode(framework::NodeSlot slot,
+                                                    NameOf&& nameOf) const {
+    return slot < parts_.bySlot.size() ? parts_.bySlot[slot].pods : forUnknownNode(nameOf());
   }
-  std::span<const framework::NominatedPod> forUnknownNode(std::string_view node) const;
 
   // Calls fn(const PodInfo&) for every nominated pod `term` matches with empty namespace
   // labels (term.matches(pod, {})), each once.
@@ -119,6 +119,8 @@ class NominatedPodIndex {
           fn) const;
 
  private:
+  std::span<const framework::NominatedPod> forUnknownNode(std::string_view node) const;
+
   Parts parts_;
 };
 

@@ -72,8 +72,7 @@ std::span<const framework::NominatedPod> Snapshot::nominatedPodsFor(
     const framework::NodeInfo& node) const {
   // A request's copy of a node (other labels, or pods added) keeps the origin's slot.
   const framework::NodeSlot slot = node.origin().slot();
-  return nominated_->hasSlot(slot) ? nominated_->forSlot(slot)
-                                   : nominated_->forUnknownNode(node.name());
+  return nominated_->forNode(slot, [&node]() -> std::string_view { return node.name(); });
 }
 
 void Snapshot::forEachNominatedPodMatching(
