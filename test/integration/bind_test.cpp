@@ -419,12 +419,19 @@ BOOST_AUTO_TEST_CASE(scheduler_names_say_whose_pods_bind) {
 // cannot see that placement and often picks the same node. The re-check at /bind refuses the
 // one that comes second, kube-scheduler schedules it again on a snapshot with the first, and the
 // API server never receives a Binding that breaks the anti-affinity.
+// How often one pod collides depends on whether its /prioritize or the previous pod's /bind
+// reaches the extender first: on a loaded CI machine a pod was still refused at its 10th attempt.
+// kube-scheduler retries without limit; the loop gives each pod as many attempts as there are
+// replicas, which is enough whatever the timing: each refusal means another replica took the
+// node, every later attempt sees it there (assumed until the watch speaks), and only 39 others
+// exist.
 BOOST_AUTO_TEST_CASE(holding_off_refused_bindings_are_retried_into_a_clean_burst) {
   Cluster cluster({}, {"--in-flight-wait=0s"});
-  const auto pods = cluster.pending("web-", 40, "web", kWebAntiAffinity);
+  constexpr int kReplicas = 40;
+  const auto pods = cluster.pending("web-", kReplicas, "web", kWebAntiAffinity);
   cluster.server.stallWatches(true);
   const auto outcomes = cluster.schedule(pods, testing::BindOrder::AfterNextFilter,
-                                         /*apiBinds=*/false, /*maxAttempts=*/10);
+                                         /*apiBinds=*/false, /*maxAttempts=*/kReplicas);
   checkAllBound(cluster, outcomes);
   const auto placed = cluster.server.objects("pods");
   BOOST_TEST(testing::antiAffinityViolations(placed, cluster.nodeLabels, {{"app", "web"}},
@@ -444,11 +451,12 @@ BOOST_AUTO_TEST_CASE(holding_off_refused_bindings_are_retried_into_a_clean_burst
   BOOST_TEST(
       metric(text, R"(scheduler_extender_bind_refusals_total{reason="node_no_longer_fits"})") ==
       static_cast<double>(retried));
-  BOOST_TEST(metric(text, R"(scheduler_extender_bindings_total{result="bound"})") == 40);
+  BOOST_TEST(metric(text, R"(scheduler_extender_bindings_total{result="bound"})") == kReplicas);
   // Every Binding the API server received was created: one per pod.
   const auto requests = cluster.server.requests();
-  BOOST_TEST(std::count_if(requests.begin(), requests.end(),
-                           [](const std::string& r) { return r.starts_with("BIND "); }) == 40);
+  BOOST_TEST(std::count_if(requests.begin(), requests.end(), [](const std::string& r) {
+               return r.starts_with("BIND ");
+             }) == kReplicas);
 }
 
 // A watch silent for longer than the assumed-pod TTL of old (30 s): the first 20 replicas'
