@@ -59,6 +59,8 @@ class Status {
   }
   // The reasons joined with ", ", as Status.Message().
   std::string message() const;
+  // The message when it is one StaticReason, which outlives the Status; empty otherwise.
+  std::string_view staticMessage() const { return staticReason_; }
 
   bool operator==(const Status& other) const {
     return code_ == other.code_ && reasons() == other.reasons();

@@ -491,7 +491,7 @@ std::string writerPriorities(const HostPriorityList& priorities) {
 }
 
 std::string writerFilterResult(const std::vector<std::string_view>& names,
-                               const WireMap<std::string>& failed) {
+                               const FailedNodes& failed) {
   std::string out = R"({"Nodes":null,"NodeNames":[)";
   for (std::size_t i = 0; i < names.size(); ++i) out += (i > 0 ? "," : "") + writerQuoted(names[i]);
   out += R"(],"FailedNodes":{)";

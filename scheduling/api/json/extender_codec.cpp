@@ -209,7 +209,7 @@ std::string take(rapidjson::StringBuffer& buffer) {
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-void writeFailedNodes(AnswerWriter& out, std::string_view key, const WireMap<std::string>& failed) {
+void writeFailedNodes(AnswerWriter& out, std::string_view key, const FailedNodes& failed) {
   out.raw(key);
   out.raw("{");
   for (std::size_t i = 0; i < failed.size(); ++i) {
