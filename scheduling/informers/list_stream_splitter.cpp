@@ -193,13 +193,17 @@ std::string_view ListStreamSplitter::cutItem() {
 
 std::string_view ListStreamSplitter::nextItem() {
   compact();
-  const auto stop = scanner_.scan(buffer_, dropped_);
+  auto stop = scanner_.scan(buffer_, dropped_);
+  if (stop == api::json::ItemsScanner::Stop::NoArray) {
+    stop = scanner_.scan(buffer_, dropped_);  // `"items":null`: the envelope goes on
+  }
   keepEnvelope();
   switch (stop) {
     case api::json::ItemsScanner::Stop::Irregular:
       throw *scanner_.irregular();
     case api::json::ItemsScanner::Stop::Element:
       return cutItem();
+    case api::json::ItemsScanner::Stop::NoArray:  // not twice: a second "items" is irregular
     case api::json::ItemsScanner::Stop::NeedBytes:
       break;
   }

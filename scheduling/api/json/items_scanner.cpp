@@ -161,6 +161,10 @@ ItemsScanner::Stop ItemsScanner::scan(std::string_view held, std::size_t heldFro
       case State::PathValue:
         if (isSpace(c)) break;
         if (!startPathValue(c)) return Stop::Irregular;
+        if (c == 'n') {
+          ++position_;
+          return Stop::NoArray;
+        }
         break;
       case State::ArrayStart:
       case State::AfterComma:

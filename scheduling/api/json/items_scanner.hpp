@@ -41,6 +41,9 @@ class ItemsScanner {
     NeedBytes,  // everything held is scanned; or the document has ended (complete())
     Element,    // position() is the '{' of an element: call elementEnded() once it is known
     Irregular,  // see irregular(); scanning is over
+    // A null on the path: there is no array. Returned once, right after the null's first
+    // byte; scanning on reads what lies around it (and can still find it irregular).
+    NoArray,
   };
 
   // `path` and the names in it must outlive the scanner.
@@ -105,7 +108,7 @@ class ItemsScanner {
   bool expectKey_ = false;  // at the member-name depth, after '{' or ','
   bool readingKey_ = false;
   bool keyRead_ = false;  // a member name was read, its ':' not yet
-  std::string key_;  // as much of the member name as a path name could need
+  std::string key_;       // as much of the member name as a path name could need
 };
 
 }  // namespace scheduling::api::json
