@@ -33,6 +33,23 @@ struct SentNode {
 template <typename V>
 using WireMap = std::vector<std::pair<std::string, V>>;
 
+// Strings that views in an answer or in arguments point into when no body holds their bytes.
+// A deque, so that keeping one moves none of the others (a view of a short string's inline
+// bytes would dangle once the string moved), behind a pointer, so that moving the holder moves
+// no string either, and shared, so that a copy of the holder views strings that live as long
+// as it does.
+class KeptStrings {
+ public:
+  std::string_view keep(std::string text) {
+    if (!strings_) strings_ = std::make_shared<std::deque<std::string>>();
+    return strings_->emplace_back(std::move(text));
+  }
+  bool empty() const { return !strings_ || strings_->empty(); }
+
+ private:
+  std::shared_ptr<std::deque<std::string>> strings_;
+};
+
 struct ExtenderArgs {
   Pod pod;
   std::optional<std::vector<SentNode>> nodes;  // nodeCacheCapable: false
@@ -44,16 +61,11 @@ struct ExtenderArgs {
   // Appends a name to nodeNames that the arguments keep themselves: a name that the body does
   // not hold as it reads (it was sent with escapes), or one that came from no body at all.
   void copyNodeName(std::string_view name) {
-    if (!nodeNameCopies) nodeNameCopies = std::make_shared<std::deque<std::string>>();
     if (!nodeNames) nodeNames.emplace();
-    nodeNames->push_back(nodeNameCopies->emplace_back(name));
+    nodeNames->push_back(nodeNameCopies.keep(std::string(name)));
   }
 
-  // The names copyNodeName keeps. A deque, so that adding one moves none of the others (a view
-  // of a short string's inline bytes would dangle once the string moved), behind a pointer, so
-  // that moving the arguments moves no name either, and shared, so that a copy of the
-  // arguments views names that live as long as it does.
-  std::shared_ptr<std::deque<std::string>> nodeNameCopies;
+  KeptStrings nodeNameCopies;  // the names copyNodeName keeps
 };
 
 struct Victims {
@@ -81,7 +93,7 @@ using FailedNodes = std::vector<std::pair<std::string_view, std::string_view>>;
 
 // ExtenderFilterResult. Exactly one of nodes / nodeNames is set, mirroring the request.
 // The feasible and failed nodes view the request's bytes and names, which outlive the answer's
-// encoding. A failure's reason views a plugin's static text or one kept by keepReason: a whole
+// encoding. A failure's reason views a plugin's static text or one in keptReasons: a whole
 // cluster's /filter fails thousands of nodes, and allocating a name and a reason for each (with
 // its Status) put a fifth of the server's time in malloc.
 struct ExtenderFilterResult {
@@ -90,14 +102,7 @@ struct ExtenderFilterResult {
   FailedNodes failedNodes;
   FailedNodes failedAndUnresolvableNodes;
   std::string error;
-
-  // A reason that is not static text, kept as long as the answer (or a copy of it) lives.
-  std::string_view keepReason(std::string reason) {
-    if (!keptReasons) keptReasons = std::make_shared<std::deque<std::string>>();
-    return keptReasons->emplace_back(std::move(reason));
-  }
-  // As ExtenderArgs::nodeNameCopies: a deque, so that no kept reason moves.
-  std::shared_ptr<std::deque<std::string>> keptReasons;
+  KeptStrings keptReasons;  // the reasons that are not static text
 };
 
 // ExtenderBindingArgs: what kube-scheduler's bindVerb call names; the pod itself is not sent.

@@ -251,14 +251,14 @@ api::ExtenderFilterResult Scheduler::filter(const api::ExtenderArgs& args) {
   } else {
     result.nodeNames->reserve(c.known.size());
   }
-  auto fail = [&](std::string_view name, const Status& s, std::string_view reason) {
-    auto& map = s.code() == Code::UnschedulableAndUnresolvable ? result.failedAndUnresolvableNodes
-                                                               : result.failedNodes;
+  auto fail = [&](std::string_view name, Code code, std::string_view reason) {
+    auto& map = code == Code::UnschedulableAndUnresolvable ? result.failedAndUnresolvableNodes
+                                                           : result.failedNodes;
     map.emplace_back(name, reason);
   };
   const auto reasonOf = [&](const Status& s) {
     const std::string_view text = s.staticMessage();
-    return text.empty() ? result.keepReason(s.message()) : text;
+    return text.empty() ? result.keptReasons.keep(s.message()) : text;
   };
   // A PreFilter rejection fails every node with one reason.
   const std::string_view preFilterReason =
@@ -266,14 +266,14 @@ api::ExtenderFilterResult Scheduler::filter(const api::ExtenderArgs& args) {
   std::size_t k = 0;
   for (std::size_t i = 0; i < c.names.size(); ++i) {
     if (c.bySent[i] == nullptr) {
-      result.failedNodes.emplace_back(c.names[i], result.keepReason(unknownNodeReason(c.names[i])));
+      fail(c.names[i], Code::Unschedulable, result.keptReasons.keep(unknownNodeReason(c.names[i])));
       continue;
     }
     const std::size_t known = k++;
     if (run.preFilter.isRejected()) {
-      fail(c.names[i], run.preFilter, preFilterReason);
+      fail(c.names[i], run.preFilter.code(), preFilterReason);
     } else if (const Status* rejection = run.rejections[known].get()) {
-      fail(c.names[i], *rejection, reasonOf(*rejection));
+      fail(c.names[i], rejection->code(), reasonOf(*rejection));
     } else if (run.feasible(known)) {
       if (args.nodes) {
         result.nodes->push_back((*args.nodes)[i].raw);

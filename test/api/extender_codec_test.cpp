@@ -879,7 +879,7 @@ BOOST_AUTO_TEST_CASE(LabelsWithAnythingAtEveryPosition) {
 BOOST_AUTO_TEST_CASE(NodeNamesViewTheBodyUnlessEscaped) {
   const std::string plain = withNodeNames(R"(["n1", "n2"])");
   const ExtenderArgs viewed = decodeExtenderArgs(plain);
-  BOOST_TEST(!viewed.nodeNameCopies);
+  BOOST_TEST(viewed.nodeNameCopies.empty());
   for (const std::string_view name : *viewed.nodeNames) BOOST_TEST(inBody(name, plain));
 
   // One escape sends the whole list the ordinary way: every name is then a copy.

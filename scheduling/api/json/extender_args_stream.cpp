@@ -52,12 +52,11 @@ void ExtenderArgsStreamDecoder::decodeItems(std::string_view received, bool whol
     switch (scanner_.scan(received)) {
       case ItemsScanner::Stop::NeedBytes:
         return;
+      // Nothing to decode apart: finish() decodes the whole body. kube-scheduler sends
+      // `"Nodes":null` before its NodeNames, which scanning on would step through only for
+      // finish() to read them again (a tenth of a 50,000-name /filter).
       case ItemsScanner::Stop::Irregular:
-        return abandon();
       case ItemsScanner::Stop::NoArray:
-        // Nothing to decode apart: finish() decodes the whole body. kube-scheduler sends
-        // `"Nodes":null` before its NodeNames, which scanning on would step through only for
-        // finish() to read them again (a tenth of a 50,000-name /filter).
         return abandon();
       case ItemsScanner::Stop::Element:
         break;

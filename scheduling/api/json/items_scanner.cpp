@@ -55,10 +55,7 @@ bool ItemsScanner::endKey() {
 
 bool ItemsScanner::startPathValue(char c) {
   const bool last = level_ + 1 == path_.size();
-  if (c == 'n') {
-    // null: no array (the rest of the literal passes as member bytes).
-    state_ = State::Members;
-  } else if (c == '{' && !last) {
+  if (c == '{' && !last) {
     ++depth_;
     ++level_;
     expectKey_ = true;
@@ -160,11 +157,13 @@ ItemsScanner::Stop ItemsScanner::scan(std::string_view held, std::size_t heldFro
         break;
       case State::PathValue:
         if (isSpace(c)) break;
-        if (!startPathValue(c)) return Stop::Irregular;
         if (c == 'n') {
+          // null: no array (the rest of the literal passes as member bytes).
+          state_ = State::Members;
           ++position_;
           return Stop::NoArray;
         }
+        if (!startPathValue(c)) return Stop::Irregular;
         break;
       case State::ArrayStart:
       case State::AfterComma:
