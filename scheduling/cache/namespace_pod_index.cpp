@@ -157,12 +157,13 @@ const NamespacePodIndex::Run* NamespacePodIndex::findValue(const KeyRuns& key,
   return it != last ? &*it : nullptr;
 }
 
-NamespacePodIndex::Plan NamespacePodIndex::plan(const labels::Selector& selector) const {
-  Plan best;
-  if (selector.isNothing()) {
-    best.none = true;
-    return best;
-  }
+std::optional<NamespacePodIndex::Plan> NamespacePodIndex::plan(const labels::Selector& selector,
+                                                              std::vector<Range>& ranges) const {
+  if (selector.isNothing()) return std::nullopt;
+  // The smallest candidate set: every pod, else a key's postings (Exists) or the union of
+  // some of its value runs (In).
+  const KeyRuns* bestKey = nullptr;
+  const labels::Requirement* bestIn = nullptr;
   std::size_t bestSize = pods_.size();
   for (const auto& r : selector.requirements()) {
     if (r.op != labels::Operator::In && r.op != labels::Operator::Exists) continue;
@@ -173,10 +174,7 @@ NamespacePodIndex::Plan NamespacePodIndex::plan(const labels::Selector& selector
             : std::none_of(r.values.begin(), r.values.end(), [&](const std::string& value) {
                 return mayHave(pairFingerprint(keyHash, framework::hashString(value)));
               });
-    if (absent) {
-      best.none = true;
-      return best;
-    }
+    if (absent) return std::nullopt;
     const KeyRuns* key = findKey(r.key, keyHash);
     std::size_t size = 0;
     if (key != nullptr) {
@@ -188,18 +186,29 @@ NamespacePodIndex::Plan NamespacePodIndex::plan(const labels::Selector& selector
         }
       }
     }
-    if (size == 0) {
-      best.none = true;
-      return best;
-    }
+    if (size == 0) return std::nullopt;
     if (size < bestSize) {
       bestSize = size;
-      best.all = false;
-      best.key = key;
-      best.in = r.op == labels::Operator::In ? &r : nullptr;
+      bestKey = key;
+      bestIn = r.op == labels::Operator::In ? &r : nullptr;
     }
   }
-  return best;
+
+  Plan p;
+  p.all = bestKey == nullptr;
+  p.checked = p.all || selector.requirements().size() != 1;
+  p.firstRange = p.endRange = static_cast<std::uint32_t>(ranges.size());
+  if (p.all) return p;
+  if (bestIn == nullptr) {
+    ranges.push_back({bestKey->key.begin, bestKey->key.end});
+  } else {
+    // A pod has one value per key, so the runs of distinct values are disjoint.
+    for (const std::string& value : bestIn->values) {
+      if (const Run* run = findValue(*bestKey, value)) ranges.push_back({run->begin, run->end});
+    }
+  }
+  p.endRange = static_cast<std::uint32_t>(ranges.size());
+  return p;
 }
 
 }  // namespace scheduling::cache

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,20 +41,51 @@ class NamespacePodIndex {
   // indexes apart by, where an address could be reused.
   std::uint64_t serial() const { return serial_; }
 
+  // postings_[begin, end): the pods of one label key or of one (key, value).
+  struct Range {
+    std::uint32_t begin;
+    std::uint32_t end;
+  };
+  // Where the pods a selector matches lie: none for Nothing; else the postings of the most
+  // selective `In` or `Exists` requirement (requirements are ANDed, so any one of them
+  // bounds the result); else every pod. The candidates are checked against the selector
+  // unless that requirement is its only one: then the postings are the answer (the common
+  // `matchLabels: {app: x}`), and checking each pod's labels again was most of a walk over a
+  // workload's replicas.
+  //
+  // A plan holds no pointer into the selector, and its ranges index this index's postings:
+  // a caller may keep it for as long as it holds this index. SpanningSelectorMemo does, for
+  // the terms that span every namespace and would otherwise plan in each of hundreds of
+  // namespaces (hashes, a probe, binary searches over label bytes) on every request.
+  struct Plan {
+    bool all = false;     // every pod
+    bool checked = true;  // each candidate is checked against the selector
+    // The ranges of the postings to walk when !all: [firstRange, endRange) of the vector
+    // plan() appended them to.
+    std::uint32_t firstRange = 0;
+    std::uint32_t endRange = 0;
+  };
+  // nullopt when no pod here can match `selector` (sure); else its plan, with the ranges
+  // appended to `ranges`.
+  std::optional<Plan> plan(const labels::Selector& selector, std::vector<Range>& ranges) const;
+
   // Whether some pod here may match `selector`: false is sure (forEachMatching would visit
   // none), true means forEachMatching has candidates to check.
   bool mayHold(const labels::Selector& selector) const {
-    return !pods_.empty() && !plan(selector).none;
+    std::vector<Range> ranges;
+    return !pods_.empty() && plan(selector, ranges).has_value();
   }
 
-  // Calls fn(const Entry&) for every pod `selector` matches, each once. The candidates are
-  // none for Nothing; else the postings of the most selective `In` or `Exists` requirement
-  // (requirements are ANDed, so any one of them bounds the result); else every pod. They are
-  // checked against the selector unless that requirement is its only one: then the postings
-  // are the answer (the common `matchLabels: {app: x}`), and checking each pod's labels again
-  // was most of a walk over a workload's replicas.
+  // Calls fn(const Entry&) for every pod `selector` matches, each once.
   template <typename Fn>
-  void forEachMatching(const labels::Selector& selector, Fn&& fn) const;
+  void forEachMatching(const labels::Selector& selector, Fn&& fn) const {
+    std::vector<Range> ranges;
+    if (const auto p = plan(selector, ranges)) forEachMatching(*p, ranges, selector, fn);
+  }
+  // The same, along a plan made here for `selector` (or an equal one) into `ranges`.
+  template <typename Fn>
+  void forEachMatching(const Plan& plan, std::span<const Range> ranges,
+                       const labels::Selector& selector, Fn&& fn) const;
 
  private:
   // postings_[begin, end) are the pods of one key (in its values' order) or of one value.
@@ -83,16 +115,6 @@ class NamespacePodIndex {
   // keyHash is framework::hashString(key), which plan() has already computed.
   const KeyRuns* findKey(std::string_view key, std::uint64_t keyHash) const;
   const Run* findValue(const KeyRuns& key, std::string_view value) const;
-
-  // The smallest candidate set: `all` for every pod, else a key's postings (Exists) or the
-  // union of some of its value runs (In).
-  struct Plan {
-    bool none = false;
-    bool all = true;
-    const KeyRuns* key = nullptr;
-    const labels::Requirement* in = nullptr;
-  };
-  Plan plan(const labels::Selector& selector) const;
 
   void forEachIn(std::uint32_t begin, std::uint32_t end, auto&& fn) const {
     for (std::uint32_t i = begin; i < end; ++i) fn(pods_[postings_[i]]);
@@ -144,22 +166,17 @@ void forEachNamespaceSelectedBy(const framework::AffinityTerm& term, std::span<c
 }
 
 template <typename Fn>
-void NamespacePodIndex::forEachMatching(const labels::Selector& selector, Fn&& fn) const {
-  const Plan p = plan(selector);
-  if (p.none) return;
-  const bool exact = !p.all && selector.requirements().size() == 1;
+void NamespacePodIndex::forEachMatching(const Plan& plan, std::span<const Range> ranges,
+                                        const labels::Selector& selector, Fn&& fn) const {
   const auto visit = [&](const Entry& e) {
-    if (exact || selector.matches(e.pod->pod().metadata.labels)) fn(e);
+    if (!plan.checked || selector.matches(e.pod->pod().metadata.labels)) fn(e);
   };
-  if (p.all) {
+  if (plan.all) {
     for (const Entry& e : pods_) visit(e);
-  } else if (p.in == nullptr) {
-    forEachIn(p.key->key.begin, p.key->key.end, visit);
-  } else {
-    // A pod has one value per key, so the runs of distinct values are disjoint.
-    for (const std::string& value : p.in->values) {
-      if (const Run* run = findValue(*p.key, value)) forEachIn(run->begin, run->end, visit);
-    }
+    return;
+  }
+  for (std::uint32_t r = plan.firstRange; r < plan.endRange; ++r) {
+    forEachIn(ranges[r].begin, ranges[r].end, visit);
   }
 }
 

@@ -110,26 +110,37 @@ void Snapshot::forEachPodMatchingInEvery(
     const framework::AffinityTerm& term,
     const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const {
   // The memo's candidates and the namespaces with an overlay (whose added pods it has not
-  // seen), merged so that namespaces are visited in name order, each once, as before.
+  // seen), merged so that namespaces are visited in name order, each once, as before. An
+  // overlay's namespace the memo does not name holds no match in its index.
   const auto& withDelta = namespaceColumns_.withDelta;
   auto delta = withDelta.begin();
   const auto visitDeltasBefore = [&](std::uint32_t position) {
     for (; delta != withDelta.end() && *delta < position; ++delta) {
-      forEachPodMatchingIn(namespacePods_[*delta], term, fn);
+      forEachPodMatchingIn(namespacePods_[*delta], term, nullptr, {}, fn);
     }
   };
-  spanningSelectors_->forEachCandidate(term.selector, namespaceColumns_.indexes,
-                                       namespaceColumns_.serials, [&](std::uint32_t position) {
-                                         visitDeltasBefore(position);
-                                         if (delta != withDelta.end() && *delta == position)
-                                           ++delta;
-                                         forEachPodMatchingIn(namespacePods_[position], term, fn);
-                                       });
+  spanningSelectors_->forEachCandidate(
+      term.selector, namespaceColumns_.indexes, namespaceColumns_.serials,
+      [&](std::uint32_t position, const NamespacePodIndex::Plan& plan,
+          std::span<const NamespacePodIndex::Range> ranges) {
+        visitDeltasBefore(position);
+        if (delta != withDelta.end() && *delta == position) ++delta;
+        forEachPodMatchingIn(namespacePods_[position], term, &plan, ranges, fn);
+      });
   visitDeltasBefore(static_cast<std::uint32_t>(namespacePods_.size()));
 }
 
 void Snapshot::forEachPodMatchingIn(
     const NamespacePods& pods, const framework::AffinityTerm& term,
+    const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const {
+  std::vector<NamespacePodIndex::Range> ranges;
+  const auto plan = pods.index->plan(term.selector, ranges);
+  forEachPodMatchingIn(pods, term, plan ? &*plan : nullptr, ranges, fn);
+}
+
+void Snapshot::forEachPodMatchingIn(
+    const NamespacePods& pods, const framework::AffinityTerm& term,
+    const NamespacePodIndex::Plan* plan, std::span<const NamespacePodIndex::Range> ranges,
     const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const {
   // The namespace is one the term selects (forEachNamespaceSelectedBy): what is left of
   // term.matches(pod, {}) is its label selector.
@@ -137,14 +148,21 @@ void Snapshot::forEachPodMatchingIn(
     // Pods on ghost nodes are not in the snapshot.
     if (nodeInfoAt(e.slot) != nullptr) fn(*e.pod, e.slot);
   };
-  if (!pods.delta) {
-    pods.index->forEachMatching(term.selector, emit);
+  if (plan != nullptr && !pods.delta) {
+    pods.index->forEachMatching(*plan, ranges, term.selector, emit);
     return;
   }
+  if (!pods.delta) return;
   const auto& removed = pods.delta->removed;
-  pods.index->forEachMatching(term.selector, [&](const NamespacePodIndex::Entry& e) {
-    if (!std::binary_search(removed.begin(), removed.end(), e.pod.get())) emit(e);
-  });
+  if (plan != nullptr) {
+    pods.index->forEachMatching(*plan, ranges, term.selector,
+                                [&](const NamespacePodIndex::Entry& e) {
+                                  if (!std::binary_search(removed.begin(), removed.end(),
+                                                          e.pod.get())) {
+                                    emit(e);
+                                  }
+                                });
+  }
   for (const auto& e : pods.delta->added) {
     if (term.selector.matches(e.pod->pod().metadata.labels)) emit(e);
   }

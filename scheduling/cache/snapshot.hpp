@@ -154,6 +154,11 @@ class Snapshot final : public framework::SharedLister {
   void forEachPodMatchingIn(
       const NamespacePods& pods, const framework::AffinityTerm& term,
       const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const;
+  // The same along `plan` (nullptr: the index holds no match), made for term.selector.
+  void forEachPodMatchingIn(
+      const NamespacePods& pods, const framework::AffinityTerm& term,
+      const NamespacePodIndex::Plan* plan, std::span<const NamespacePodIndex::Range> ranges,
+      const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const;
 
   // Pods in every namespace the term selects; a term spanning all of them goes through the
   // memo, which skips the namespaces whose index cannot match.

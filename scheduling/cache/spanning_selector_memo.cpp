@@ -46,19 +46,30 @@ std::shared_ptr<const SpanningSelectorMemo::Entry> SpanningSelectorMemo::refresh
     std::span<const NamespacePodIndex* const> indexes, std::span<const std::uint64_t> serials) {
   auto entry = std::make_shared<Entry>();
   entry->serials.assign(serials.begin(), serials.end());
-  // A position whose index is the one probed before keeps its verdict. Serials are unique,
-  // so this holds even after namespaces came or went and positions moved.
+  // A position whose index is the one probed before keeps its verdict and plan. Serials are
+  // unique, so this holds even after namespaces came or went and positions moved.
   const std::size_t known = previous != nullptr ? previous->serials.size() : 0;
   std::size_t before = 0;  // into previous->candidates, ascending like i
   for (std::uint32_t i = 0; i < indexes.size(); ++i) {
-    bool candidate = false;
     if (i < known && previous->serials[i] == serials[i]) {
-      while (before < previous->candidates.size() && previous->candidates[before] < i) ++before;
-      candidate = before < previous->candidates.size() && previous->candidates[before] == i;
-    } else {
-      candidate = indexes[i]->mayHold(selector);
+      while (before < previous->candidates.size() && previous->candidates[before].position < i) {
+        ++before;
+      }
+      if (before == previous->candidates.size() || previous->candidates[before].position != i) {
+        continue;
+      }
+      NamespacePodIndex::Plan plan = previous->candidates[before].plan;
+      const auto kept = std::span(previous->ranges).subspan(plan.firstRange,
+                                                            plan.endRange - plan.firstRange);
+      plan.firstRange = static_cast<std::uint32_t>(entry->ranges.size());
+      entry->ranges.insert(entry->ranges.end(), kept.begin(), kept.end());
+      plan.endRange = static_cast<std::uint32_t>(entry->ranges.size());
+      entry->candidates.push_back({i, plan});
+    } else if (indexes[i]->size() != 0) {
+      if (const auto plan = indexes[i]->plan(selector, entry->ranges)) {
+        entry->candidates.push_back({i, *plan});
+      }
     }
-    if (candidate) entry->candidates.push_back(i);
   }
   return entry;
 }

@@ -22,16 +22,18 @@ namespace scheduling::cache {
 // namespaces that is 1,500 scattered probes (a cache miss or two each) on every request,
 // a cost that grows with the cluster, not with the pods that match. The answer only changes
 // where an index is rebuilt, so an entry keeps, per namespace, the serial of the index it
-// probed and whether that index may match; a later request compares serials (one
-// sequential pass) and probes again only the namespaces whose index changed. Entries are
+// probed and, where that index may match, its plan (NamespacePodIndex::Plan: which postings
+// to walk); a later request compares serials (one sequential pass), plans again only in the
+// namespaces whose index changed, and walks the kept plans of the others. Entries are
 // checked against the snapshot that asks, never trusted: the memo is only a shortcut.
 //
 // Shared by every snapshot of one Cache; requests on any thread consult and refresh it.
 class SpanningSelectorMemo {
  public:
-  // Calls visit(position) in ascending order for every position of `indexes` (a snapshot's
-  // namespaces, sorted by name) whose index may hold a pod `selector` matches: those
-  // NamespacePodIndex::mayHold admits. `serials[i]` is indexes[i]->serial().
+  // Calls visit(position, plan, ranges) in ascending order for every position of `indexes`
+  // (a snapshot's namespaces, sorted by name) whose index may hold a pod `selector` matches,
+  // with the plan NamespacePodIndex::plan makes there (and the ranges it indexes): the
+  // positions NamespacePodIndex::mayHold admits. `serials[i]` is indexes[i]->serial().
   template <typename Visit>
   void forEachCandidate(const labels::Selector& selector,
                         std::span<const NamespacePodIndex* const> indexes,
@@ -43,9 +45,14 @@ class SpanningSelectorMemo {
   static constexpr std::size_t kMaxEntries = 512;
 
  private:
+  struct Candidate {
+    std::uint32_t position;
+    NamespacePodIndex::Plan plan;  // its ranges are in Entry::ranges
+  };
   struct Entry {
-    std::vector<std::uint64_t> serials;     // by position, as probed
-    std::vector<std::uint32_t> candidates;  // positions whose index may match, ascending
+    std::vector<std::uint64_t> serials;  // by position, as probed
+    std::vector<Candidate> candidates;   // positions whose index may match, ascending
+    std::vector<NamespacePodIndex::Range> ranges;
   };
 
   static std::string keyOf(const labels::Selector& selector);
@@ -71,7 +78,7 @@ void SpanningSelectorMemo::forEachCandidate(const labels::Selector& selector,
     entry = refresh(entry.get(), selector, indexes, serials);
     store(std::move(key), entry);
   }
-  for (std::uint32_t position : entry->candidates) visit(position);
+  for (const Candidate& c : entry->candidates) visit(c.position, c.plan, entry->ranges);
 }
 
 }  // namespace scheduling::cache

@@ -53,9 +53,33 @@ struct Namespaces {
   }
 };
 
+using Names = std::vector<std::string>;
+
+Names namesOf(const NamespacePodIndex& index, const Selector& selector) {
+  Names out;
+  index.forEachMatching(selector, [&](const NamespacePodIndex::Entry& e) {
+    out.push_back(e.pod->pod().metadata.name);
+  });
+  return out;
+}
+
+// The positions the memo visits; each with a plan that walks the pods the index's own
+// forEachMatching finds, whether the memo planned it now or kept it from an earlier request.
 Positions candidates(SpanningSelectorMemo& memo, const Selector& selector, const Namespaces& n) {
   Positions out;
-  memo.forEachCandidate(selector, n.indexes, n.serials, [&](std::uint32_t p) { out.push_back(p); });
+  memo.forEachCandidate(
+      selector, n.indexes, n.serials,
+      [&](std::uint32_t p, const NamespacePodIndex::Plan& plan,
+          std::span<const NamespacePodIndex::Range> ranges) {
+        out.push_back(p);
+        BOOST_TEST_REQUIRE(plan.endRange <= ranges.size());
+        Names walked;
+        n.indexes[p]->forEachMatching(plan, ranges, selector,
+                                      [&](const NamespacePodIndex::Entry& e) {
+                                        walked.push_back(e.pod->pod().metadata.name);
+                                      });
+        BOOST_TEST(walked == namesOf(*n.indexes[p], selector), boost::test_tools::per_element());
+      });
   return out;
 }
 
@@ -141,6 +165,24 @@ BOOST_AUTO_TEST_CASE(an_index_rebuilt_or_moved_is_probed_again) {
   // An older snapshot asking after a newer one still gets its own answer.
   const Namespaces old = threeNamespaces();
   BOOST_TEST(candidates(memo, batch, old) == Positions({0, 2}), boost::test_tools::per_element());
+}
+
+// A kept plan's ranges move within the entry when a namespace before it plans again with
+// fewer ranges: they must still name the postings of its own index.
+BOOST_AUTO_TEST_CASE(a_kept_plan_walks_its_own_pods_after_one_before_it_changed) {
+  const Selector batchOrWeb = in("tier", {"batch", "web"});
+  // In each, the selector's pods are fewer than all, so that its plan walks postings ranges:
+  // "a" two (one per value), "c" one.
+  Namespaces n;
+  n.add(index("a", {labelSet({{"tier", "batch"}}), labelSet({{"tier", "web"}}), {}}));
+  n.add(index("b", {labelSet({{"app", "db"}})}));
+  n.add(index("c", {labelSet({{"tier", "batch"}}), labelSet({{"app", "db"}})}));
+  SpanningSelectorMemo memo;
+  BOOST_TEST(candidates(memo, batchOrWeb, n) == Positions({0, 2}),
+             boost::test_tools::per_element());
+  n.replace(0, index("a", {labelSet({{"tier", "batch"}}), {}}));  // one range now
+  BOOST_TEST(candidates(memo, batchOrWeb, n) == Positions({0, 2}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(distinct_selectors_are_bounded) {
