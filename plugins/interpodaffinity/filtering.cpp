@@ -286,8 +286,8 @@ incomingAffinityAntiAffinityCounts(const fw::PodInfo& podInfo, const fw::SharedL
   }
   for (const auto& term : podInfo.requiredAntiAffinityTerms()) {
     const fw::TopologyKey key(term.topologyKey, lister.topology());
-    lister.forEachPodMatching(term, [&](const fw::PodInfo& /*existing*/, fw::NodeSlot node) {
-      antiAffinity.addToBase(key, key.valueAt(node), 1);
+    lister.forEachNodeOfPodMatching(term, [&](std::span<const fw::NodeSlot> nodes) {
+      for (const fw::NodeSlot node : nodes) antiAffinity.addToBase(key, key.valueAt(node), 1);
     });
   }
   return {std::move(affinity), std::move(antiAffinity)};

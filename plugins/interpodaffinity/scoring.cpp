@@ -37,25 +37,43 @@ bool hasPreferredTerms(const api::Pod& pod) {
 
 // --- TopologyScore ---------------------------------------------------------------------------
 
-void TopologyScore::add(const TopologyKey& key, const fw::TopologyValue& value,
-                        std::int64_t amount) {
-  if (!value.present()) return;
+TopologyScore::KeyScores& TopologyScore::scoresOf(const TopologyKey& key) {
   auto it =
       std::find_if(keys_.begin(), keys_.end(), [&](const KeyScores& k) { return k.key == key; });
   if (it == keys_.end()) {
     const std::size_t size = key.column() != nullptr ? key.column()->numValues() : 0;
     it = keys_.insert(it, KeyScores{key, std::vector<std::int64_t>(size, 0), {}});
   }
+  return *it;
+}
+
+void TopologyScore::add(const TopologyKey& key, const fw::TopologyValue& value,
+                        std::int64_t amount) {
+  if (!value.present()) return;
+  KeyScores& k = scoresOf(key);
   if (value.known()) {
-    it->byValue[value.id] += amount;
+    k.byValue[value.id] += amount;
     return;
   }
-  auto unknown = std::find_if(it->unknown.begin(), it->unknown.end(),
+  auto unknown = std::find_if(k.unknown.begin(), k.unknown.end(),
                               [&](const auto& entry) { return entry.first == value.unknownText; });
-  if (unknown == it->unknown.end()) {
-    it->unknown.emplace_back(value.unknownText, amount);
+  if (unknown == k.unknown.end()) {
+    k.unknown.emplace_back(value.unknownText, amount);
   } else {
     unknown->second += amount;
+  }
+}
+
+void TopologyScore::addAtNodes(const TopologyKey& key, std::span<const fw::NodeSlot> slots,
+                               std::int64_t amount) {
+  // A slot's value is an id of the key's column or absent, never unknown text. The key's
+  // scores are made at the first node that has the key, as add() would.
+  KeyScores* k = nullptr;
+  for (const fw::NodeSlot slot : slots) {
+    const fw::TopologyValue value = key.valueAt(slot);
+    if (!value.known()) continue;
+    if (k == nullptr) k = &scoresOf(key);
+    k->byValue[value.id] += amount;
   }
 }
 
@@ -134,10 +152,9 @@ fw::Status InterPodAffinity::preScore(fw::CycleState& state, const fw::PodInfo& 
                                    std::int64_t multiplier) {
     const std::int64_t amount = static_cast<std::int64_t>(weighted.weight) * multiplier;
     const fw::TopologyKey key(weighted.term.topologyKey, lister.topology());
-    lister.forEachPodMatching(weighted.term,
-                              [&](const fw::PodInfo& /*existing*/, fw::NodeSlot node) {
-                                scores.add(key, key.valueAt(node), amount);
-                              });
+    lister.forEachNodeOfPodMatching(weighted.term, [&](std::span<const fw::NodeSlot> slots) {
+      scores.addAtNodes(key, slots, amount);
+    });
   };
   for (const auto& weighted : preferredAffinity) processIncoming(weighted, 1);
   for (const auto& weighted : preferredAntiAffinity) processIncoming(weighted, -1);

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,6 +31,11 @@ class TopologyScore {
   void add(const TopologyKey& key, const scheduling::framework::TopologyValue& value,
            std::int64_t amount);
 
+  // add(key, key.valueAt(slot), amount) for each slot: the nodes of the pods one term
+  // matches, with the key found once rather than per pod.
+  void addAtNodes(const TopologyKey& key, std::span<const scheduling::framework::NodeSlot> slots,
+                  std::int64_t amount);
+
   bool empty() const { return keys_.empty(); }
   // Σ over the keys the node has of the score of its domain.
   std::int64_t scoreFor(const scheduling::framework::NodeInfo& node) const;
@@ -44,6 +50,9 @@ class TopologyScore {
     // the snapshot's nodes, so in practice never).
     std::vector<std::pair<std::string_view, std::int64_t>> unknown;
   };
+  // The scores under `key`, created empty. Valid until scores under another key are made.
+  KeyScores& scoresOf(const TopologyKey& key);
+
   std::vector<KeyScores> keys_;
 };
 

@@ -1,6 +1,7 @@
 #include "scheduling/cache/snapshot.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace scheduling::cache {
 
@@ -88,27 +89,29 @@ void Snapshot::forEachNominatedPodWithRequiredAntiAffinitySelecting(
   nominated_->forEachWithRequiredAntiAffinitySelecting(podNamespace, podLabels, fn);
 }
 
-void Snapshot::forEachPodMatching(
-    const framework::AffinityTerm& term,
-    const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const {
+template <typename Emit>
+void Snapshot::forEachEntryMatching(const framework::AffinityTerm& term, Emit&& emit) const {
   if (spanningSelectors_ && !term.selector.isNothing() &&
       term.namespaceSelector.matches(kNoLabels)) {
-    forEachPodMatchingInEvery(term, fn);
+    forEachEntryMatchingInEvery(term, emit);
     return;
   }
   const std::span<const NamespacePodIndex* const> indexes = namespaceColumns_.indexes;
+  std::vector<NamespacePodIndex::Range> ranges;
   forEachNamespaceSelectedBy(
       term, indexes,
       [](const NamespacePodIndex* index) -> const std::string& { return index->ns(); },
       [&](const NamespacePodIndex* const& index) {
-        forEachPodMatchingIn(namespacePods_[static_cast<std::size_t>(&index - indexes.data())],
-                             term, fn);
+        ranges.clear();
+        const auto plan = index->plan(term.selector, ranges);
+        forEachEntryMatchingIn(namespacePods_[static_cast<std::size_t>(&index - indexes.data())],
+                               term, plan ? &*plan : nullptr, ranges, emit);
       });
 }
 
-void Snapshot::forEachPodMatchingInEvery(
-    const framework::AffinityTerm& term,
-    const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const {
+template <typename Emit>
+void Snapshot::forEachEntryMatchingInEvery(const framework::AffinityTerm& term,
+                                           Emit&& emit) const {
   // The memo's candidates and the namespaces with an overlay (whose added pods it has not
   // seen), merged so that namespaces are visited in name order, each once, as before. An
   // overlay's namespace the memo does not name holds no match in its index.
@@ -116,7 +119,7 @@ void Snapshot::forEachPodMatchingInEvery(
   auto delta = withDelta.begin();
   const auto visitDeltasBefore = [&](std::uint32_t position) {
     for (; delta != withDelta.end() && *delta < position; ++delta) {
-      forEachPodMatchingIn(namespacePods_[*delta], term, nullptr, {}, fn);
+      forEachEntryMatchingIn(namespacePods_[*delta], term, nullptr, {}, emit);
     }
   };
   spanningSelectors_->forEachCandidate(
@@ -125,29 +128,19 @@ void Snapshot::forEachPodMatchingInEvery(
           std::span<const NamespacePodIndex::Range> ranges) {
         visitDeltasBefore(position);
         if (delta != withDelta.end() && *delta == position) ++delta;
-        forEachPodMatchingIn(namespacePods_[position], term, &plan, ranges, fn);
+        forEachEntryMatchingIn(namespacePods_[position], term, &plan, ranges, emit);
       });
   visitDeltasBefore(static_cast<std::uint32_t>(namespacePods_.size()));
 }
 
-void Snapshot::forEachPodMatchingIn(
-    const NamespacePods& pods, const framework::AffinityTerm& term,
-    const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const {
-  std::vector<NamespacePodIndex::Range> ranges;
-  const auto plan = pods.index->plan(term.selector, ranges);
-  forEachPodMatchingIn(pods, term, plan ? &*plan : nullptr, ranges, fn);
-}
-
-void Snapshot::forEachPodMatchingIn(
-    const NamespacePods& pods, const framework::AffinityTerm& term,
-    const NamespacePodIndex::Plan* plan, std::span<const NamespacePodIndex::Range> ranges,
-    const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const {
+template <typename Emit>
+void Snapshot::forEachEntryMatchingIn(const NamespacePods& pods,
+                                      const framework::AffinityTerm& term,
+                                      const NamespacePodIndex::Plan* plan,
+                                      std::span<const NamespacePodIndex::Range> ranges,
+                                      Emit&& emit) const {
   // The namespace is one the term selects (forEachNamespaceSelectedBy): what is left of
   // term.matches(pod, {}) is its label selector.
-  auto emit = [&](const NamespacePodIndex::Entry& e) {
-    // Pods on ghost nodes are not in the snapshot.
-    if (nodeInfoAt(e.slot) != nullptr) fn(*e.pod, e.slot);
-  };
   if (plan != nullptr && !pods.delta) {
     pods.index->forEachMatching(*plan, ranges, term.selector, emit);
     return;
@@ -166,6 +159,32 @@ void Snapshot::forEachPodMatchingIn(
   for (const auto& e : pods.delta->added) {
     if (term.selector.matches(e.pod->pod().metadata.labels)) emit(e);
   }
+}
+
+void Snapshot::forEachPodMatching(
+    const framework::AffinityTerm& term,
+    const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const {
+  forEachEntryMatching(term, [&](const NamespacePodIndex::Entry& e) {
+    // Pods on ghost nodes are not in the snapshot.
+    if (nodeInfoAt(e.slot) != nullptr) fn(*e.pod, e.slot);
+  });
+}
+
+void Snapshot::forEachNodeOfPodMatching(
+    const framework::AffinityTerm& term,
+    const std::function<void(std::span<const framework::NodeSlot> slots)>& fn) const {
+  // A few kilobytes: long enough that a batch's misses overlap, short enough to stay in L1.
+  std::array<framework::NodeSlot, 512> batch;
+  std::size_t size = 0;
+  forEachEntryMatching(term, [&](const NamespacePodIndex::Entry& e) {
+    if (nodeInfoAt(e.slot) == nullptr) return;  // a ghost's pod is not in the snapshot
+    batch[size++] = e.slot;
+    if (size == batch.size()) {
+      fn(batch);
+      size = 0;
+    }
+  });
+  if (size != 0) fn(std::span(batch).first(size));
 }
 
 void Snapshot::forEachExistingTerm(

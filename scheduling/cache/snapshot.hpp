@@ -74,6 +74,9 @@ class Snapshot final : public framework::SharedLister {
   void forEachPodMatching(const framework::AffinityTerm& term,
                           const std::function<void(const framework::PodInfo& pod,
                                                    framework::NodeSlot node)>& fn) const override;
+  void forEachNodeOfPodMatching(
+      const framework::AffinityTerm& term,
+      const std::function<void(std::span<const framework::NodeSlot> slots)>& fn) const override;
 
   // The NodeInfo at a node slot (NodeInfo::slot(), NodeTermCount::slot), null for a ghost,
   // a free slot or one this snapshot does not know.
@@ -151,20 +154,21 @@ class Snapshot final : public framework::SharedLister {
   std::shared_ptr<const NodeNameIndex> names_;
   std::shared_ptr<const framework::TopologyIndex> topology_;
 
-  void forEachPodMatchingIn(
-      const NamespacePods& pods, const framework::AffinityTerm& term,
-      const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const;
-  // The same along `plan` (nullptr: the index holds no match), made for term.selector.
-  void forEachPodMatchingIn(
-      const NamespacePods& pods, const framework::AffinityTerm& term,
-      const NamespacePodIndex::Plan* plan, std::span<const NamespacePodIndex::Range> ranges,
-      const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const;
-
-  // Pods in every namespace the term selects; a term spanning all of them goes through the
-  // memo, which skips the namespaces whose index cannot match.
-  void forEachPodMatchingInEvery(
-      const framework::AffinityTerm& term,
-      const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const;
+  // The walks behind forEachPodMatching and forEachNodeOfPodMatching: emit(entry) for every
+  // index entry (or overlay entry) whose pod `term` matches, ghosts' included.
+  template <typename Emit>
+  void forEachEntryMatching(const framework::AffinityTerm& term, Emit&& emit) const;
+  // In one namespace the term selects, along `plan` (nullptr: the index holds no match),
+  // made for term.selector.
+  template <typename Emit>
+  void forEachEntryMatchingIn(const NamespacePods& pods, const framework::AffinityTerm& term,
+                              const NamespacePodIndex::Plan* plan,
+                              std::span<const NamespacePodIndex::Range> ranges,
+                              Emit&& emit) const;
+  // In every namespace, for a term that spans them all: through the memo, which skips the
+  // namespaces whose index cannot match and keeps the others' plans.
+  template <typename Emit>
+  void forEachEntryMatchingInEvery(const framework::AffinityTerm& term, Emit&& emit) const;
 
   ChunkedArray<NamespacePods> namespacePods_;
   NamespaceColumns namespaceColumns_;

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "scheduling/framework/topology_index.hpp"
 #include "scheduling/framework/types.hpp"
@@ -99,6 +100,19 @@ class SharedLister {
   virtual void forEachPodMatching(
       const AffinityTerm& term,
       const std::function<void(const PodInfo& pod, NodeSlot node)>& fn) const = 0;
+
+  // forEachPodMatching's nodes alone, in batches: fn(slots) with the slot of every pod
+  // `term` matches (a node holding n of them n times), each batch a part of the whole. What
+  // a plugin asks that counts pods per topology domain and reads nothing of the pods. Called
+  // per pod, the walk was a chain of dependent cache misses (the index's entry, the node's
+  // slot, the slot's topology value, the domain's count) broken by an indirect call; in
+  // batches, the lister's loop and the plugin's each keep many misses in flight.
+  virtual void forEachNodeOfPodMatching(
+      const AffinityTerm& term, const std::function<void(std::span<const NodeSlot> slots)>& fn) const {
+    std::vector<NodeSlot> slots;
+    forEachPodMatching(term, [&](const PodInfo& /*pod*/, NodeSlot node) { slots.push_back(node); });
+    if (!slots.empty()) fn(slots);
+  }
 
   // Calls fn once per distinct (term, weight) of the given kind carried by pods assigned to
   // nodes of this snapshot, with the nodes holding them (weight 0 for required terms), for

@@ -35,14 +35,25 @@ Selector in(std::string key, Strings values) {
   return Selector::of({Requirement{std::move(key), Operator::In, std::move(values)}});
 }
 
-// "pod@node" for every pod the index yields, sorted.
+// "pod@node" for every pod the index yields, sorted. Checks on the way that the batched
+// walk (forEachNodeOfPodMatching) yields these pods' nodes, as often as they hold one.
 Strings matching(const Snapshot& snapshot, const AffinityTerm& t) {
   Strings out;
+  std::vector<framework::NodeSlot> podNodes;
   snapshot.forEachPodMatching(t, [&](const framework::PodInfo& pod, framework::NodeSlot slot) {
     const framework::NodeInfo* node = snapshot.nodeInfoAt(slot);
     BOOST_TEST_REQUIRE(node != nullptr, "a slot this snapshot does not hold");
     out.push_back(pod.pod().metadata.name + "@" + node->name());
+    podNodes.push_back(slot);
   });
+  std::vector<framework::NodeSlot> batchedNodes;
+  snapshot.forEachNodeOfPodMatching(t, [&](std::span<const framework::NodeSlot> slots) {
+    BOOST_TEST(!slots.empty(), "an empty batch");
+    batchedNodes.insert(batchedNodes.end(), slots.begin(), slots.end());
+  });
+  std::sort(podNodes.begin(), podNodes.end());
+  std::sort(batchedNodes.begin(), batchedNodes.end());
+  BOOST_TEST(batchedNodes == podNodes, boost::test_tools::per_element());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -196,6 +207,31 @@ BOOST_AUTO_TEST_CASE(for_each_pod_matching) {
       BOOST_TEST(matching(*snapshot, test.term) == bruteForceMatching(*snapshot, test.term),
                  boost::test_tools::per_element());
     }
+  }
+}
+
+// More matching pods than one batch of forEachNodeOfPodMatching holds, across namespaces and
+// with ghosts' pods among them: every real node's pod in some batch, once.
+BOOST_AUTO_TEST_CASE(nodes_of_pods_matching_in_batches) {
+  Cache cache;
+  for (int n = 0; n < 7; ++n) cache.upsertNode(MakeNode().name("n" + std::to_string(n)).obj());
+  constexpr int kPods = 1300;
+  for (int i = 0; i < kPods; ++i) {
+    const std::string name = "p" + std::to_string(i);
+    cache.upsertPod(MakePod()
+                        .name(name)
+                        .ns(i % 3 == 0 ? "ns1" : "ns2")
+                        .uid(name)
+                        .label("app", "web")
+                        .node(i % 13 == 0 ? "ghost" : "n" + std::to_string(i % 7))
+                        .obj());
+  }
+  cache.publish();
+  const auto snapshot = cache.snapshot();
+  for (const auto& t : {term(in("app", {"web"}), {"ns1", "ns2"}),
+                        term(in("app", {"web"}), {}, Selector::everything())}) {
+    const Strings pods = matching(*snapshot, t);  // checks the batches against these
+    BOOST_TEST(pods.size() == static_cast<std::size_t>(kPods - (kPods + 12) / 13));
   }
 }
 
