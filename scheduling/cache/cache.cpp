@@ -124,6 +124,8 @@ struct Cache::State {
   // position in it; rebuilt only when the tree changed (a node added, deleted or moved to
   // another zone).
   std::shared_ptr<const std::vector<framework::NodeSlot>> publishedOrder;
+  // The same slots as a set, rebuilt with the order.
+  std::shared_ptr<const SlotSet> publishedRealSlots;
   std::vector<std::uint32_t> positionBySlot;
   bool nodeOrderChanged = true;
   // The NodeInfos by slot as last published, and the items whose NodeInfo was copied since
@@ -615,6 +617,7 @@ void Cache::publish() {
       names->add(name, item.slot);
     }
     s.names = std::move(names);
+    s.publishedRealSlots = std::make_shared<const SlotSet>(*order);
     s.publishedOrder = std::move(order);
     s.publishedNodes = NodeInfosBySlot(std::move(bySlot));
   } else if (!s.copiedInfos.empty()) {
@@ -637,6 +640,7 @@ void Cache::publish() {
   parts.topology = s.publishedTopology;
   parts.nodes = s.publishedNodes;
   parts.order = s.publishedOrder;
+  parts.realSlots = s.publishedRealSlots;
 
   s.publishNamespaces();
   parts.namespacePods = s.publishedNamespacePods;

@@ -14,6 +14,7 @@ const api::Labels kNoLabels;
 Snapshot::Snapshot(Parts parts)
     : nodes_(std::move(parts.nodes)),
       order_(std::move(parts.order)),
+      realSlots_(std::move(parts.realSlots)),
       names_(std::move(parts.names)),
       topology_(std::move(parts.topology)),
       namespacePods_(std::move(parts.namespacePods)),
@@ -166,7 +167,7 @@ void Snapshot::forEachPodMatching(
     const std::function<void(const framework::PodInfo& pod, framework::NodeSlot node)>& fn) const {
   forEachEntryMatching(term, [&](const NamespacePodIndex::Entry& e) {
     // Pods on ghost nodes are not in the snapshot.
-    if (nodeInfoAt(e.slot) != nullptr) fn(*e.pod, e.slot);
+    if (realSlots_->contains(e.slot)) fn(*e.pod, e.slot);
   });
 }
 
@@ -177,7 +178,7 @@ void Snapshot::forEachNodeOfPodMatching(
   std::array<framework::NodeSlot, 512> batch;
   std::size_t size = 0;
   forEachEntryMatching(term, [&](const NamespacePodIndex::Entry& e) {
-    if (nodeInfoAt(e.slot) == nullptr) return;  // a ghost's pod is not in the snapshot
+    if (!realSlots_->contains(e.slot)) return;  // a ghost's pod is not in the snapshot
     batch[size++] = e.slot;
     if (size == batch.size()) {
       fn(batch);
