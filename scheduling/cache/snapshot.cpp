@@ -92,10 +92,15 @@ void Snapshot::forEachNominatedPodWithRequiredAntiAffinitySelecting(
 
 template <typename Emit>
 void Snapshot::forEachEntryMatching(const framework::AffinityTerm& term, Emit&& emit) const {
-  if (spanningSelectors_ && !term.selector.isNothing() &&
-      term.namespaceSelector.matches(kNoLabels)) {
-    forEachEntryMatchingInEvery(term, emit);
-    return;
+  if (spanningSelectors_ && !term.selector.isNothing()) {
+    if (term.namespaceSelector.matches(kNoLabels)) {
+      forEachEntryMatchingInEvery(term, nullptr, emit);
+      return;
+    }
+    if (term.namespaces.size() >= kListedNamespacesForMemo) {
+      forEachEntryMatchingInEvery(term, &term.namespaces, emit);
+      return;
+    }
   }
   const std::span<const NamespacePodIndex* const> indexes = namespaceColumns_.indexes;
   std::vector<NamespacePodIndex::Range> ranges;
@@ -112,19 +117,26 @@ void Snapshot::forEachEntryMatching(const framework::AffinityTerm& term, Emit&& 
 
 template <typename Emit>
 void Snapshot::forEachEntryMatchingInEvery(const framework::AffinityTerm& term,
+                                           const std::vector<std::string>* namespaces,
                                            Emit&& emit) const {
   // The memo's candidates and the namespaces with an overlay (whose added pods it has not
   // seen), merged so that namespaces are visited in name order, each once, as before. An
-  // overlay's namespace the memo does not name holds no match in its index.
+  // overlay's namespace the memo does not name holds no match in its index, or is not one
+  // of `namespaces`.
   const auto& withDelta = namespaceColumns_.withDelta;
   auto delta = withDelta.begin();
   const auto visitDeltasBefore = [&](std::uint32_t position) {
     for (; delta != withDelta.end() && *delta < position; ++delta) {
-      forEachEntryMatchingIn(namespacePods_[*delta], term, nullptr, {}, emit);
+      const NamespacePods& pods = namespacePods_[*delta];
+      if (namespaces != nullptr &&
+          !std::binary_search(namespaces->begin(), namespaces->end(), pods.index->ns())) {
+        continue;
+      }
+      forEachEntryMatchingIn(pods, term, nullptr, {}, emit);
     }
   };
   spanningSelectors_->forEachCandidate(
-      term.selector, namespaceColumns_.indexes, namespaceColumns_.serials,
+      term.selector, namespaces, namespaceColumns_.indexes, namespaceColumns_.serials,
       [&](std::uint32_t position, const NamespacePodIndex::Plan& plan,
           std::span<const NamespacePodIndex::Range> ranges) {
         visitDeltasBefore(position);

@@ -78,6 +78,10 @@ class Snapshot final : public framework::SharedLister {
   void forEachNodeOfPodMatching(
       const framework::AffinityTerm& term,
       const std::function<void(std::span<const framework::NodeSlot> slots)>& fn) const override;
+  // From how many listed namespaces a term's pods are found through the memo of planned
+  // namespaces (as a term spanning every namespace is): below, finding each by name and
+  // planning there costs less than the memo's pass over every namespace's serial.
+  static constexpr std::size_t kListedNamespacesForMemo = 16;
 
   // The NodeInfo at a node slot (NodeInfo::slot(), NodeTermCount::slot), null for a ghost,
   // a free slot or one this snapshot does not know.
@@ -169,10 +173,12 @@ class Snapshot final : public framework::SharedLister {
                               const NamespacePodIndex::Plan* plan,
                               std::span<const NamespacePodIndex::Range> ranges,
                               Emit&& emit) const;
-  // In every namespace, for a term that spans them all: through the memo, which skips the
-  // namespaces whose index cannot match and keeps the others' plans.
+  // In every namespace, for a term that spans them all, or in every one of `namespaces`
+  // (sorted): through the memo, which skips the namespaces whose index cannot match and
+  // keeps the others' plans.
   template <typename Emit>
-  void forEachEntryMatchingInEvery(const framework::AffinityTerm& term, Emit&& emit) const;
+  void forEachEntryMatchingInEvery(const framework::AffinityTerm& term,
+                                   const std::vector<std::string>* namespaces, Emit&& emit) const;
 
   ChunkedArray<NamespacePods> namespacePods_;
   NamespaceColumns namespaceColumns_;

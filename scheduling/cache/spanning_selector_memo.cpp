@@ -1,5 +1,6 @@
 #include "scheduling/cache/spanning_selector_memo.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace scheduling::cache {
@@ -9,9 +10,11 @@ std::size_t SpanningSelectorMemo::size() const {
   return entries_.size();
 }
 
-// The requirements, sorted and unique already, written out with separators no label key or
-// value can hold (validation admits neither '\0' nor '\1').
-std::string SpanningSelectorMemo::keyOf(const labels::Selector& selector) {
+// The requirements, sorted and unique already, then the namespaces, written out with
+// separators no label key or value nor namespace name can hold (validation admits neither
+// '\0' nor '\1' nor '\2').
+std::string SpanningSelectorMemo::keyOf(const labels::Selector& selector,
+                                        const std::vector<std::string>* namespaces) {
   std::string key(1, selector.isNothing() ? 'N' : selector.isEverything() ? 'E' : 'R');
   for (const auto& r : selector.requirements()) {
     key += r.key;
@@ -22,6 +25,13 @@ std::string SpanningSelectorMemo::keyOf(const labels::Selector& selector) {
       key += value;
     }
     key += '\0';
+  }
+  if (namespaces != nullptr) {
+    key += '\2';
+    for (const std::string& ns : *namespaces) {
+      key += ns;
+      key += '\1';
+    }
   }
   return key;
 }
@@ -43,7 +53,8 @@ void SpanningSelectorMemo::store(std::string key, std::shared_ptr<const Entry> e
 
 std::shared_ptr<const SpanningSelectorMemo::Entry> SpanningSelectorMemo::refresh(
     const Entry* previous, const labels::Selector& selector,
-    std::span<const NamespacePodIndex* const> indexes, std::span<const std::uint64_t> serials) {
+    const std::vector<std::string>* namespaces, std::span<const NamespacePodIndex* const> indexes,
+    std::span<const std::uint64_t> serials) {
   auto entry = std::make_shared<Entry>();
   entry->serials.assign(serials.begin(), serials.end());
   // A position whose index is the one probed before keeps its verdict and plan. Serials are
@@ -65,7 +76,9 @@ std::shared_ptr<const SpanningSelectorMemo::Entry> SpanningSelectorMemo::refresh
       entry->ranges.insert(entry->ranges.end(), kept.begin(), kept.end());
       plan.endRange = static_cast<std::uint32_t>(entry->ranges.size());
       entry->candidates.push_back({i, plan});
-    } else if (indexes[i]->size() != 0) {
+    } else if (indexes[i]->size() != 0 &&
+               (namespaces == nullptr ||
+                std::binary_search(namespaces->begin(), namespaces->end(), indexes[i]->ns()))) {
       if (const auto plan = indexes[i]->plan(selector, entry->ranges)) {
         entry->candidates.push_back({i, *plan});
       }

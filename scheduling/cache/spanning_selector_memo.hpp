@@ -16,11 +16,14 @@
 namespace scheduling::cache {
 
 // Which namespaces' pod indexes may hold a pod a label selector matches, remembered across
-// snapshots for the terms that span every namespace (`namespaceSelector: {}`).
+// snapshots for the terms that span every namespace (`namespaceSelector: {}`) or many
+// listed ones (a namespaceSelector such as `team: shop`, resolved to the namespaces it
+// selects).
 //
 // Such a term asks every namespace's index, and in most the label is absent: at 1,500
 // namespaces that is 1,500 scattered probes (a cache miss or two each) on every request,
-// a cost that grows with the cluster, not with the pods that match. The answer only changes
+// a cost that grows with the cluster, not with the pods that match. A long list costs the
+// same per namespace listed, plus finding each by name. The answer only changes
 // where an index is rebuilt, so an entry keeps, per namespace, the serial of the index it
 // probed and, where that index may match, its plan (NamespacePodIndex::Plan: which postings
 // to walk); a later request compares serials (one sequential pass), plans again only in the
@@ -34,8 +37,16 @@ class SpanningSelectorMemo {
   // (a snapshot's namespaces, sorted by name) whose index may hold a pod `selector` matches,
   // with the plan NamespacePodIndex::plan makes there (and the ranges it indexes): the
   // positions NamespacePodIndex::mayHold admits. `serials[i]` is indexes[i]->serial().
+  // With `namespaces` (sorted, unique), only the positions of the namespaces it names.
   template <typename Visit>
   void forEachCandidate(const labels::Selector& selector,
+                        std::span<const NamespacePodIndex* const> indexes,
+                        std::span<const std::uint64_t> serials, Visit&& visit) {
+    forEachCandidate(selector, nullptr, indexes, serials, visit);
+  }
+  template <typename Visit>
+  void forEachCandidate(const labels::Selector& selector,
+                        const std::vector<std::string>* namespaces,
                         std::span<const NamespacePodIndex* const> indexes,
                         std::span<const std::uint64_t> serials, Visit&& visit);
 
@@ -55,11 +66,13 @@ class SpanningSelectorMemo {
     std::vector<NamespacePodIndex::Range> ranges;
   };
 
-  static std::string keyOf(const labels::Selector& selector);
+  static std::string keyOf(const labels::Selector& selector,
+                           const std::vector<std::string>* namespaces);
   std::shared_ptr<const Entry> find(const std::string& key) const;
   void store(std::string key, std::shared_ptr<const Entry> entry);
   static std::shared_ptr<const Entry> refresh(const Entry* previous,
                                               const labels::Selector& selector,
+                                              const std::vector<std::string>* namespaces,
                                               std::span<const NamespacePodIndex* const> indexes,
                                               std::span<const std::uint64_t> serials);
 
@@ -69,13 +82,14 @@ class SpanningSelectorMemo {
 
 template <typename Visit>
 void SpanningSelectorMemo::forEachCandidate(const labels::Selector& selector,
+                                            const std::vector<std::string>* namespaces,
                                             std::span<const NamespacePodIndex* const> indexes,
                                             std::span<const std::uint64_t> serials, Visit&& visit) {
-  std::string key = keyOf(selector);
+  std::string key = keyOf(selector, namespaces);
   std::shared_ptr<const Entry> entry = find(key);
   if (!entry ||
       !std::equal(serials.begin(), serials.end(), entry->serials.begin(), entry->serials.end())) {
-    entry = refresh(entry.get(), selector, indexes, serials);
+    entry = refresh(entry.get(), selector, namespaces, indexes, serials);
     store(std::move(key), entry);
   }
   for (const Candidate& c : entry->candidates) visit(c.position, c.plan, entry->ranges);

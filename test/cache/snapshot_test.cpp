@@ -235,6 +235,47 @@ BOOST_AUTO_TEST_CASE(nodes_of_pods_matching_in_batches) {
   }
 }
 
+// A term listing many namespaces (as a namespaceSelector resolves to) goes through the memo
+// of planned namespaces: it still walks only the namespaces listed, the overlays of small
+// changes included, before and after those changes.
+BOOST_AUTO_TEST_CASE(a_term_listing_many_namespaces) {
+  Cache cache;
+  cache.upsertNode(MakeNode().name("n1").obj());
+  cache.upsertNode(MakeNode().name("n2").obj());
+  Strings listed;
+  for (int i = 0; i < 24; ++i) {
+    const std::string ns = "ns" + std::to_string(10 + i);
+    if (i % 4 != 1) listed.push_back(ns);
+    for (int p = 0; p < 3; ++p) {
+      const std::string name = ns + "-" + std::to_string(p);
+      cache.upsertPod(MakePod()
+                          .name(name)
+                          .ns(ns)
+                          .uid(name)
+                          .label("app", p == 2 ? "db" : "web")
+                          .node(p == 0 ? "n1" : "n2")
+                          .obj());
+    }
+  }
+  BOOST_TEST_REQUIRE(listed.size() >= Snapshot::kListedNamespacesForMemo);
+  const AffinityTerm t = term(in("app", {"web"}), listed);
+  cache.publish();
+  auto snapshot = cache.snapshot();
+  BOOST_TEST(matching(*snapshot, t).size() == 2 * listed.size());
+  BOOST_TEST(matching(*snapshot, t) == bruteForceMatching(*snapshot, t),
+             boost::test_tools::per_element());
+
+  // Small changes, in a listed namespace and in one not listed, served as overlays.
+  cache.upsertPod(MakePod().name("new").ns("ns10").uid("new").label("app", "web").node("n1").obj());
+  cache.upsertPod(MakePod().name("out").ns("ns11").uid("out").label("app", "web").node("n1").obj());
+  cache.deletePod("ns12-0");
+  cache.publish();
+  snapshot = cache.snapshot();
+  BOOST_TEST(matching(*snapshot, t).size() == 2 * listed.size());
+  BOOST_TEST(matching(*snapshot, t) == bruteForceMatching(*snapshot, t),
+             boost::test_tools::per_element());
+}
+
 // The names of a request found together, in node order or not, with unknown names and
 // repeats: each as getNodeInfo finds it alone.
 BOOST_AUTO_TEST_CASE(node_infos_of_a_request_as_found_one_by_one) {

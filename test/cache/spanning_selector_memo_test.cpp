@@ -167,6 +167,27 @@ BOOST_AUTO_TEST_CASE(an_index_rebuilt_or_moved_is_probed_again) {
   BOOST_TEST(candidates(memo, batch, old) == Positions({0, 2}), boost::test_tools::per_element());
 }
 
+// With a list of namespaces, only theirs: each list its own entry beside the spanning one.
+BOOST_AUTO_TEST_CASE(candidates_of_listed_namespaces) {
+  const Namespaces n = threeNamespaces();
+  const Selector batch = in("tier", {"batch"});
+  SpanningSelectorMemo memo;
+  const auto listed = [&](const std::vector<std::string>& namespaces) {
+    Positions out;
+    memo.forEachCandidate(batch, &namespaces, n.indexes, n.serials,
+                          [&](std::uint32_t p, const NamespacePodIndex::Plan&,
+                              std::span<const NamespacePodIndex::Range>) { out.push_back(p); });
+    return out;
+  };
+  BOOST_TEST(candidates(memo, batch, n) == Positions({0, 2}), boost::test_tools::per_element());
+  BOOST_TEST(listed({"a", "c"}) == Positions({0, 2}), boost::test_tools::per_element());
+  BOOST_TEST(listed({"c", "d", "x"}) == Positions({2}), boost::test_tools::per_element());
+  BOOST_TEST(listed({"b"}).empty());
+  BOOST_TEST(listed({}).empty());
+  BOOST_TEST(listed({"c", "d", "x"}) == Positions({2}), boost::test_tools::per_element());
+  BOOST_TEST(memo.size() == 5U);
+}
+
 // A kept plan's ranges move within the entry when a namespace before it plans again with
 // fewer ranges: they must still name the postings of its own index.
 BOOST_AUTO_TEST_CASE(a_kept_plan_walks_its_own_pods_after_one_before_it_changed) {
