@@ -37,6 +37,16 @@ void TopologyToMatchedTermCount::addToBase(const TopologyKey& key, const Topolog
   // which every copy carries. PreFilter counts pods on the snapshot's own nodes, whose
   // domains are all known, so this does not happen there.
   if (!value.known()) return add(key, value, n);
+  KeyCounts& k = baseCountsOf(key);
+  std::int64_t& count = k.byValue[value.id];
+  const std::int64_t before = count + deltaCount(key, value);
+  count += n;
+  if (before == 0) ++nonZero_;
+  if (before + n == 0) --nonZero_;
+}
+
+TopologyToMatchedTermCount::KeyCounts& TopologyToMatchedTermCount::baseCountsOf(
+    const TopologyKey& key) {
   if (!ownedBase_) {
     ownedBase_ = std::make_shared<Base>();
     base_ = ownedBase_.get();
@@ -47,11 +57,33 @@ void TopologyToMatchedTermCount::addToBase(const TopologyKey& key, const Topolog
     it = ownedBase_->keys.insert(
         it, KeyCounts{key, std::vector<std::int64_t>(key.column()->numValues(), 0)});
   }
-  std::int64_t& count = it->byValue[value.id];
-  const std::int64_t before = count + deltaCount(key, value);
+  return *it;
+}
+
+inline void TopologyToMatchedTermCount::addToBaseAt(KeyCounts*& k, const TopologyKey& key,
+                                                    fw::NodeSlot slot, std::int64_t n) {
+  // A slot's value is an id of the key's column or absent, never unknown text.
+  const TopologyValue value = key.valueAt(slot);
+  if (!value.known() || n == 0) return;
+  if (k == nullptr) k = &baseCountsOf(key);
+  std::int64_t& count = k->byValue[value.id];
+  // PreFilter counts before any delta exists; the deltas are read only if there are some.
+  const std::int64_t before = count + (deltas_.empty() ? 0 : deltaCount(key, value));
   count += n;
   if (before == 0) ++nonZero_;
   if (before + n == 0) --nonZero_;
+}
+
+void TopologyToMatchedTermCount::addToBaseAtNodes(const TopologyKey& key,
+                                                  std::span<const fw::NodeTermCount> nodes) {
+  KeyCounts* k = nullptr;
+  for (const auto& [slot, n] : nodes) addToBaseAt(k, key, slot, n);
+}
+
+void TopologyToMatchedTermCount::addToBaseAtNodes(const TopologyKey& key,
+                                                  std::span<const fw::NodeSlot> slots) {
+  KeyCounts* k = nullptr;
+  for (const fw::NodeSlot slot : slots) addToBaseAt(k, key, slot, 1);
 }
 
 TopologyToMatchedTermCount TopologyToMatchedTermCount::borrowingCopy() const {
@@ -257,7 +289,7 @@ TopologyToMatchedTermCount existingAntiAffinityCounts(const api::Pod& pod,
           std::span<const fw::NodeTermCount> nodes) {
         if (!term.matches(pod, nsLabels)) return;
         const fw::TopologyKey key(term.topologyKey, lister.topology());
-        for (const auto& [slot, n] : nodes) counts.addToBase(key, key.valueAt(slot), n);
+        counts.addToBaseAtNodes(key, nodes);
       });
   return counts;
 }
@@ -287,7 +319,7 @@ incomingAffinityAntiAffinityCounts(const fw::PodInfo& podInfo, const fw::SharedL
   for (const auto& term : podInfo.requiredAntiAffinityTerms()) {
     const fw::TopologyKey key(term.topologyKey, lister.topology());
     lister.forEachNodeOfPodMatching(term, [&](std::span<const fw::NodeSlot> nodes) {
-      for (const fw::NodeSlot node : nodes) antiAffinity.addToBase(key, key.valueAt(node), 1);
+      antiAffinity.addToBaseAtNodes(key, nodes);
     });
   }
   return {std::move(affinity), std::move(antiAffinity)};

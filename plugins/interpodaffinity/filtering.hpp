@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -53,6 +54,12 @@ class TopologyToMatchedTermCount {
   // PreFilter's counting: + n at the domain (nothing when the node lacks the key). Only on
   // the counts PreFilter owns, before any copy is made.
   void addToBase(const TopologyKey& key, const TopologyValue& value, std::int64_t n);
+  // addToBase(key, key.valueAt(slot), n) for the nodes of one term, the key found once: n
+  // per node, or 1 per slot listed (a node as often as it holds a pod the term matches).
+  void addToBaseAtNodes(const TopologyKey& key,
+                        std::span<const scheduling::framework::NodeTermCount> nodes);
+  void addToBaseAtNodes(const TopologyKey& key,
+                        std::span<const scheduling::framework::NodeSlot> slots);
 
   // The same counts, reading this one's base: valid while this one lives. The runtime clones
   // a cycle's state only within the cycle (a node's nominated pods, a preemption candidate),
@@ -88,6 +95,13 @@ class TopologyToMatchedTermCount {
     TopologyValue value;
     std::int64_t delta;
   };
+
+  // The base counts under `key`, created empty (with the base itself). Valid until counts
+  // under another key are made.
+  KeyCounts& baseCountsOf(const TopologyKey& key);
+  // addToBase of a known value, whose key's counts `k` points at once found.
+  void addToBaseAt(KeyCounts*& k, const TopologyKey& key, scheduling::framework::NodeSlot slot,
+                   std::int64_t n);
 
   std::int64_t baseCount(const TopologyKey& key, const TopologyValue& value) const;
   std::int64_t deltaCount(const TopologyKey& key, const TopologyValue& value) const;

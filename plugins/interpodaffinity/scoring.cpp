@@ -64,16 +64,27 @@ void TopologyScore::add(const TopologyKey& key, const fw::TopologyValue& value,
   }
 }
 
-void TopologyScore::addAtNodes(const TopologyKey& key, std::span<const fw::NodeSlot> slots,
-                               std::int64_t amount) {
+inline void TopologyScore::addAt(KeyScores*& k, const TopologyKey& key, fw::NodeSlot slot,
+                                 std::int64_t amount) {
   // A slot's value is an id of the key's column or absent, never unknown text. The key's
   // scores are made at the first node that has the key, as add() would.
+  const fw::TopologyValue value = key.valueAt(slot);
+  if (!value.known()) return;
+  if (k == nullptr) k = &scoresOf(key);
+  k->byValue[value.id] += amount;
+}
+
+void TopologyScore::addAtNodes(const TopologyKey& key, std::span<const fw::NodeSlot> slots,
+                               std::int64_t amount) {
   KeyScores* k = nullptr;
-  for (const fw::NodeSlot slot : slots) {
-    const fw::TopologyValue value = key.valueAt(slot);
-    if (!value.known()) continue;
-    if (k == nullptr) k = &scoresOf(key);
-    k->byValue[value.id] += amount;
+  for (const fw::NodeSlot slot : slots) addAt(k, key, slot, amount);
+}
+
+void TopologyScore::addAtNodes(const TopologyKey& key, std::span<const fw::NodeTermCount> nodes,
+                               std::int64_t amountPerPod) {
+  KeyScores* k = nullptr;
+  for (const auto& [slot, n] : nodes) {
+    if (n != 0) addAt(k, key, slot, amountPerPod * n);
   }
 }
 
@@ -168,11 +179,8 @@ fw::Status InterPodAffinity::preScore(fw::CycleState& state, const fw::PodInfo& 
             std::span<const fw::NodeTermCount> termNodes) {
           if (!term.matches(incoming, nsLabels)) return;
           const std::int64_t perPod = (fixedWeight != 0 ? fixedWeight : weight) * multiplier;
-          const fw::TopologyKey key(term.topologyKey, lister.topology());
-          for (const auto& [slot, n] : termNodes) {
-            if (n == 0) continue;
-            scores.add(key, key.valueAt(slot), perPod * n);
-          }
+          scores.addAtNodes(fw::TopologyKey(term.topologyKey, lister.topology()), termNodes,
+                            perPod);
         });
   };
   if (args_.hardPodAffinityWeight > 0) {

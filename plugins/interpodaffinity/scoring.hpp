@@ -35,6 +35,11 @@ class TopologyScore {
   // matches, with the key found once rather than per pod.
   void addAtNodes(const TopologyKey& key, std::span<const scheduling::framework::NodeSlot> slots,
                   std::int64_t amount);
+  // add(key, key.valueAt(slot), amountPerPod × n) for each node holding n pods that carry
+  // one existing term.
+  void addAtNodes(const TopologyKey& key,
+                  std::span<const scheduling::framework::NodeTermCount> nodes,
+                  std::int64_t amountPerPod);
 
   bool empty() const { return keys_.empty(); }
   // Σ over the keys the node has of the score of its domain.
@@ -52,6 +57,9 @@ class TopologyScore {
   };
   // The scores under `key`, created empty. Valid until scores under another key are made.
   KeyScores& scoresOf(const TopologyKey& key);
+  // add() of a snapshot node's value, whose key's scores `k` points at once found.
+  void addAt(KeyScores*& k, const TopologyKey& key, scheduling::framework::NodeSlot slot,
+             std::int64_t amount);
 
   std::vector<KeyScores> keys_;
 };
