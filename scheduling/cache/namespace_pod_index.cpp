@@ -158,7 +158,7 @@ const NamespacePodIndex::Run* NamespacePodIndex::findValue(const KeyRuns& key,
 }
 
 std::optional<NamespacePodIndex::Plan> NamespacePodIndex::plan(const labels::Selector& selector,
-                                                              std::vector<Range>& ranges) const {
+                                                               std::vector<Range>& ranges) const {
   if (selector.isNothing()) return std::nullopt;
   // The smallest candidate set: every pod, else a key's postings (Exists) or the union of
   // some of its value runs (In).

@@ -161,13 +161,12 @@ void Snapshot::forEachEntryMatchingIn(const NamespacePods& pods,
   if (!pods.delta) return;
   const auto& removed = pods.delta->removed;
   if (plan != nullptr) {
-    pods.index->forEachMatching(*plan, ranges, term.selector,
-                                [&](const NamespacePodIndex::Entry& e) {
-                                  if (!std::binary_search(removed.begin(), removed.end(),
-                                                          e.pod.get())) {
-                                    emit(e);
-                                  }
-                                });
+    pods.index->forEachMatching(
+        *plan, ranges, term.selector, [&](const NamespacePodIndex::Entry& e) {
+          if (!std::binary_search(removed.begin(), removed.end(), e.pod.get())) {
+            emit(e);
+          }
+        });
   }
   for (const auto& e : pods.delta->added) {
     if (term.selector.matches(e.pod->pod().metadata.labels)) emit(e);

@@ -171,8 +171,7 @@ class Snapshot final : public framework::SharedLister {
   template <typename Emit>
   void forEachEntryMatchingIn(const NamespacePods& pods, const framework::AffinityTerm& term,
                               const NamespacePodIndex::Plan* plan,
-                              std::span<const NamespacePodIndex::Range> ranges,
-                              Emit&& emit) const;
+                              std::span<const NamespacePodIndex::Range> ranges, Emit&& emit) const;
   // In every namespace, for a term that spans them all, or in every one of `namespaces`
   // (sorted): through the memo, which skips the namespaces whose index cannot match and
   // keeps the others' plans.

@@ -70,8 +70,8 @@ std::shared_ptr<const SpanningSelectorMemo::Entry> SpanningSelectorMemo::refresh
         continue;
       }
       NamespacePodIndex::Plan plan = previous->candidates[before].plan;
-      const auto kept = std::span(previous->ranges).subspan(plan.firstRange,
-                                                            plan.endRange - plan.firstRange);
+      const auto kept =
+          std::span(previous->ranges).subspan(plan.firstRange, plan.endRange - plan.firstRange);
       plan.firstRange = static_cast<std::uint32_t>(entry->ranges.size());
       entry->ranges.insert(entry->ranges.end(), kept.begin(), kept.end());
       plan.endRange = static_cast<std::uint32_t>(entry->ranges.size());

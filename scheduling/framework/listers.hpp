@@ -108,7 +108,8 @@ class SharedLister {
   // slot, the slot's topology value, the domain's count) broken by an indirect call; in
   // batches, the lister's loop and the plugin's each keep many misses in flight.
   virtual void forEachNodeOfPodMatching(
-      const AffinityTerm& term, const std::function<void(std::span<const NodeSlot> slots)>& fn) const {
+      const AffinityTerm& term,
+      const std::function<void(std::span<const NodeSlot> slots)>& fn) const {
     std::vector<NodeSlot> slots;
     forEachPodMatching(term, [&](const PodInfo& /*pod*/, NodeSlot node) { slots.push_back(node); });
     if (!slots.empty()) fn(slots);

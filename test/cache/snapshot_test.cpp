@@ -653,8 +653,7 @@ class NominationModel {
   Strings nominatedTo(const std::string& node) const {
     Strings out;
     for (const auto& [uid, pod] : pods_) {
-      if (pod.spec.nodeName.empty() && !pod.isTerminal() &&
-          pod.status.nominatedNodeName == node) {
+      if (pod.spec.nodeName.empty() && !pod.isTerminal() && pod.status.nominatedNodeName == node) {
         out.push_back(pod.metadata.name);
       }
     }

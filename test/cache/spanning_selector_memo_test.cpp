@@ -67,19 +67,19 @@ Names namesOf(const NamespacePodIndex& index, const Selector& selector) {
 // forEachMatching finds, whether the memo planned it now or kept it from an earlier request.
 Positions candidates(SpanningSelectorMemo& memo, const Selector& selector, const Namespaces& n) {
   Positions out;
-  memo.forEachCandidate(
-      selector, n.indexes, n.serials,
-      [&](std::uint32_t p, const NamespacePodIndex::Plan& plan,
-          std::span<const NamespacePodIndex::Range> ranges) {
-        out.push_back(p);
-        BOOST_TEST_REQUIRE(plan.endRange <= ranges.size());
-        Names walked;
-        n.indexes[p]->forEachMatching(plan, ranges, selector,
-                                      [&](const NamespacePodIndex::Entry& e) {
-                                        walked.push_back(e.pod->pod().metadata.name);
-                                      });
-        BOOST_TEST(walked == namesOf(*n.indexes[p], selector), boost::test_tools::per_element());
-      });
+  memo.forEachCandidate(selector, n.indexes, n.serials,
+                        [&](std::uint32_t p, const NamespacePodIndex::Plan& plan,
+                            std::span<const NamespacePodIndex::Range> ranges) {
+                          out.push_back(p);
+                          BOOST_TEST_REQUIRE(plan.endRange <= ranges.size());
+                          Names walked;
+                          n.indexes[p]->forEachMatching(
+                              plan, ranges, selector, [&](const NamespacePodIndex::Entry& e) {
+                                walked.push_back(e.pod->pod().metadata.name);
+                              });
+                          BOOST_TEST(walked == namesOf(*n.indexes[p], selector),
+                                     boost::test_tools::per_element());
+                        });
   return out;
 }
 
