@@ -94,11 +94,11 @@ template <typename Emit>
 void Snapshot::forEachEntryMatching(const framework::AffinityTerm& term, Emit&& emit) const {
   if (spanningSelectors_ && !term.selector.isNothing()) {
     if (term.namespaceSelector.matches(kNoLabels)) {
-      forEachEntryMatchingInEvery(term, nullptr, emit);
+      forEachEntryMatchingThroughMemo(term, nullptr, emit);
       return;
     }
     if (term.namespaces.size() >= kListedNamespacesForMemo) {
-      forEachEntryMatchingInEvery(term, &term.namespaces, emit);
+      forEachEntryMatchingThroughMemo(term, &term.namespaces, emit);
       return;
     }
   }
@@ -116,9 +116,9 @@ void Snapshot::forEachEntryMatching(const framework::AffinityTerm& term, Emit&& 
 }
 
 template <typename Emit>
-void Snapshot::forEachEntryMatchingInEvery(const framework::AffinityTerm& term,
-                                           const std::vector<std::string>* namespaces,
-                                           Emit&& emit) const {
+void Snapshot::forEachEntryMatchingThroughMemo(const framework::AffinityTerm& term,
+                                               const std::vector<std::string>* namespaces,
+                                               Emit&& emit) const {
   // The memo's candidates and the namespaces with an overlay (whose added pods it has not
   // seen), merged so that namespaces are visited in name order, each once, as before. An
   // overlay's namespace the memo does not name holds no match in its index, or is not one

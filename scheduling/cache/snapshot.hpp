@@ -176,8 +176,9 @@ class Snapshot final : public framework::SharedLister {
   // (sorted): through the memo, which skips the namespaces whose index cannot match and
   // keeps the others' plans.
   template <typename Emit>
-  void forEachEntryMatchingInEvery(const framework::AffinityTerm& term,
-                                   const std::vector<std::string>* namespaces, Emit&& emit) const;
+  void forEachEntryMatchingThroughMemo(const framework::AffinityTerm& term,
+                                       const std::vector<std::string>* namespaces,
+                                       Emit&& emit) const;
 
   ChunkedArray<NamespacePods> namespacePods_;
   NamespaceColumns namespaceColumns_;
