@@ -37,12 +37,8 @@ void TopologyToMatchedTermCount::addToBase(const TopologyKey& key, const Topolog
   // which every copy carries. PreFilter counts pods on the snapshot's own nodes, whose
   // domains are all known, so this does not happen there.
   if (!value.known()) return add(key, value, n);
-  KeyCounts& k = baseCountsOf(key);
-  std::int64_t& count = k.byValue[value.id];
-  const std::int64_t before = count + deltaCount(key, value);
-  count += n;
-  if (before == 0) ++nonZero_;
-  if (before + n == 0) --nonZero_;
+  KeyCounts* k = nullptr;
+  addKnownToBase(k, key, value, n);
 }
 
 TopologyToMatchedTermCount::KeyCounts& TopologyToMatchedTermCount::baseCountsOf(
@@ -60,11 +56,8 @@ TopologyToMatchedTermCount::KeyCounts& TopologyToMatchedTermCount::baseCountsOf(
   return *it;
 }
 
-inline void TopologyToMatchedTermCount::addToBaseAt(KeyCounts*& k, const TopologyKey& key,
-                                                    fw::NodeSlot slot, std::int64_t n) {
-  // A slot's value is an id of the key's column or absent, never unknown text.
-  const TopologyValue value = key.valueAt(slot);
-  if (!value.known() || n == 0) return;
+inline void TopologyToMatchedTermCount::addKnownToBase(KeyCounts*& k, const TopologyKey& key,
+                                                       const TopologyValue& value, std::int64_t n) {
   if (k == nullptr) k = &baseCountsOf(key);
   std::int64_t& count = k->byValue[value.id];
   // PreFilter counts before any delta exists; the deltas are read only if there are some.
@@ -76,14 +69,21 @@ inline void TopologyToMatchedTermCount::addToBaseAt(KeyCounts*& k, const Topolog
 
 void TopologyToMatchedTermCount::addToBaseAtNodes(const TopologyKey& key,
                                                   std::span<const fw::NodeTermCount> nodes) {
+  // A slot's value is an id of the key's column or absent, never unknown text.
   KeyCounts* k = nullptr;
-  for (const auto& [slot, n] : nodes) addToBaseAt(k, key, slot, n);
+  for (const auto& [slot, n] : nodes) {
+    const TopologyValue value = key.valueAt(slot);
+    if (value.known() && n != 0) addKnownToBase(k, key, value, n);
+  }
 }
 
 void TopologyToMatchedTermCount::addToBaseAtNodes(const TopologyKey& key,
                                                   std::span<const fw::NodeSlot> slots) {
   KeyCounts* k = nullptr;
-  for (const fw::NodeSlot slot : slots) addToBaseAt(k, key, slot, 1);
+  for (const fw::NodeSlot slot : slots) {
+    const TopologyValue value = key.valueAt(slot);
+    if (value.known()) addKnownToBase(k, key, value, 1);
+  }
 }
 
 TopologyToMatchedTermCount TopologyToMatchedTermCount::borrowingCopy() const {

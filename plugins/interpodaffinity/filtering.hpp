@@ -99,9 +99,9 @@ class TopologyToMatchedTermCount {
   // The base counts under `key`, created empty (with the base itself). Valid until counts
   // under another key are made.
   KeyCounts& baseCountsOf(const TopologyKey& key);
-  // addToBase of a known value, whose key's counts `k` points at once found.
-  void addToBaseAt(KeyCounts*& k, const TopologyKey& key, scheduling::framework::NodeSlot slot,
-                   std::int64_t n);
+  // addToBase of a known value and a non-zero n; `k` points at the key's counts once found.
+  void addKnownToBase(KeyCounts*& k, const TopologyKey& key, const TopologyValue& value,
+                      std::int64_t n);
 
   std::int64_t baseCount(const TopologyKey& key, const TopologyValue& value) const;
   std::int64_t deltaCount(const TopologyKey& key, const TopologyValue& value) const;

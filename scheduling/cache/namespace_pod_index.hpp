@@ -69,13 +69,6 @@ class NamespacePodIndex {
   // appended to `ranges`.
   std::optional<Plan> plan(const labels::Selector& selector, std::vector<Range>& ranges) const;
 
-  // Whether some pod here may match `selector`: false is sure (forEachMatching would visit
-  // none), true means forEachMatching has candidates to check.
-  bool mayHold(const labels::Selector& selector) const {
-    std::vector<Range> ranges;
-    return !pods_.empty() && plan(selector, ranges).has_value();
-  }
-
   // Calls fn(const Entry&) for every pod `selector` matches, each once.
   template <typename Fn>
   void forEachMatching(const labels::Selector& selector, Fn&& fn) const {

@@ -154,11 +154,10 @@ void Snapshot::forEachEntryMatchingIn(const NamespacePods& pods,
                                       Emit&& emit) const {
   // The namespace is one the term selects (forEachNamespaceSelectedBy): what is left of
   // term.matches(pod, {}) is its label selector.
-  if (plan != nullptr && !pods.delta) {
-    pods.index->forEachMatching(*plan, ranges, term.selector, emit);
+  if (!pods.delta) {
+    if (plan != nullptr) pods.index->forEachMatching(*plan, ranges, term.selector, emit);
     return;
   }
-  if (!pods.delta) return;
   const auto& removed = pods.delta->removed;
   if (plan != nullptr) {
     pods.index->forEachMatching(

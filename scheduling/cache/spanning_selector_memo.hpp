@@ -36,14 +36,9 @@ class SpanningSelectorMemo {
   // Calls visit(position, plan, ranges) in ascending order for every position of `indexes`
   // (a snapshot's namespaces, sorted by name) whose index may hold a pod `selector` matches,
   // with the plan NamespacePodIndex::plan makes there (and the ranges it indexes): the
-  // positions NamespacePodIndex::mayHold admits. `serials[i]` is indexes[i]->serial().
-  // With `namespaces` (sorted, unique), only the positions of the namespaces it names.
-  template <typename Visit>
-  void forEachCandidate(const labels::Selector& selector,
-                        std::span<const NamespacePodIndex* const> indexes,
-                        std::span<const std::uint64_t> serials, Visit&& visit) {
-    forEachCandidate(selector, nullptr, indexes, serials, visit);
-  }
+  // positions whose index has pods and a plan for `selector`. `serials[i]` is
+  // indexes[i]->serial(). With `namespaces` (sorted, unique), only the positions of the
+  // namespaces it names; null: every namespace.
   template <typename Visit>
   void forEachCandidate(const labels::Selector& selector,
                         const std::vector<std::string>* namespaces,

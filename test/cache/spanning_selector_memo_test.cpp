@@ -67,7 +67,7 @@ Names namesOf(const NamespacePodIndex& index, const Selector& selector) {
 // forEachMatching finds, whether the memo planned it now or kept it from an earlier request.
 Positions candidates(SpanningSelectorMemo& memo, const Selector& selector, const Namespaces& n) {
   Positions out;
-  memo.forEachCandidate(selector, n.indexes, n.serials,
+  memo.forEachCandidate(selector, nullptr, n.indexes, n.serials,
                         [&](std::uint32_t p, const NamespacePodIndex::Plan& plan,
                             std::span<const NamespacePodIndex::Range> ranges) {
                           out.push_back(p);
@@ -83,11 +83,12 @@ Positions candidates(SpanningSelectorMemo& memo, const Selector& selector, const
   return out;
 }
 
-// What the memo must answer: every position whose index may hold a match.
-Positions probed(const Selector& selector, const Namespaces& n) {
+// The positions whose index holds a pod `selector` matches: what the memo must answer for a
+// selector of one `In` requirement, whose plan exists exactly where its value has pods.
+Positions holdingMatches(const Selector& selector, const Namespaces& n) {
   Positions out;
   for (std::uint32_t i = 0; i < n.indexes.size(); ++i) {
-    if (n.indexes[i]->mayHold(selector)) out.push_back(i);
+    if (!namesOf(*n.indexes[i], selector).empty()) out.push_back(i);
   }
   return out;
 }
@@ -157,7 +158,7 @@ BOOST_AUTO_TEST_CASE(an_index_rebuilt_or_moved_is_probed_again) {
   Namespaces moved;
   moved.add(index("0", {labelSet({{"tier", "batch"}})}));
   for (std::size_t i = 0; i < 3; ++i) moved.add(n.held[i]);
-  BOOST_TEST(candidates(memo, batch, moved) == probed(batch, moved),
+  BOOST_TEST(candidates(memo, batch, moved) == holdingMatches(batch, moved),
              boost::test_tools::per_element());
   BOOST_TEST(candidates(memo, batch, moved) == Positions({0, 1, 2}),
              boost::test_tools::per_element());
