@@ -158,6 +158,12 @@ void registerSchedulerBenchmarks(const std::string& scenario) {
     add("PrioritizeRequest" + suffix, [count](benchmark::State& st, Scenario& s) {
       prioritizeRequest(st, s, s.sampledNamesBody(count), false);
     });
+    add("FilterRequest" + suffix + "/cold", [count](benchmark::State& st, Scenario& s) {
+      filterRequest(st, s, s.sampledNamesBody(count), true);
+    });
+    add("PrioritizeRequest" + suffix + "/cold", [count](benchmark::State& st, Scenario& s) {
+      prioritizeRequest(st, s, s.sampledNamesBody(count), true);
+    });
   }
   add("UnmatchedPod/" + scenario, [](benchmark::State& st, Scenario& s) { unmatchedPod(st, s); });
   add("BindingPolicy/" + scenario, [](benchmark::State& st, Scenario& s) { bindingPolicy(st, s); });
