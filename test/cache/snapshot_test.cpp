@@ -280,7 +280,8 @@ BOOST_AUTO_TEST_CASE(a_term_listing_many_namespaces) {
 // repeats: each as getNodeInfo finds it alone.
 BOOST_AUTO_TEST_CASE(node_infos_of_a_request_as_found_one_by_one) {
   Cache cache;
-  for (int i = 0; i < 6; ++i) {
+  // More nodes than a block of names the snapshot resolves at once (256).
+  for (int i = 0; i < 600; ++i) {
     cache.upsertNode(
         MakeNode().name("n" + std::to_string(i)).label(kZone, "z" + std::to_string(i % 2)).obj());
   }
@@ -289,10 +290,15 @@ BOOST_AUTO_TEST_CASE(node_infos_of_a_request_as_found_one_by_one) {
   Strings inOrder;
   for (const auto* node : snapshot->nodeInfoList()) inOrder.push_back(node->name());
   Strings reversed(inOrder.rbegin(), inOrder.rend());
+  Strings rotated(inOrder.begin() + 250, inOrder.end());
+  rotated.insert(rotated.end(), inOrder.begin(), inOrder.begin() + 250);
+  Strings sampled;
+  for (std::size_t i = 0; i < inOrder.size(); i += 3) sampled.push_back(inOrder[i]);
   const std::vector<Strings> requests = {
       inOrder,
       reversed,
-      {inOrder[2], inOrder[3], inOrder[4], inOrder[5], inOrder[0], inOrder[1]},
+      rotated,
+      sampled,
       {inOrder[0], "unknown", inOrder[1], inOrder[1], "", inOrder[5], inOrder[0]},
       {},
   };

@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace scheduling::framework {
@@ -44,33 +45,57 @@ BOOST_AUTO_TEST_CASE(FindsEveryStringAcrossGrowth) {
   BOOST_TEST(table.find("ip-10-0-0-0") == StringTable::kNotFound);
 }
 
-// findNext answers as find does, whatever the string before: the next one, another one,
-// nothing found before, or the last.
-BOOST_AUTO_TEST_CASE(FindNextAnswersAsFind) {
+// findAll answers as find does for each string, whatever their order: numbered one after the
+// other (checked against the previous one's successor), out of order alone or in runs longer
+// than a batch, absent, repeated, and after a `previous` from another call.
+BOOST_AUTO_TEST_CASE(FindAllAnswersAsFind) {
   StringTable table;
-  for (const char* s : {"n0", "n1", "n2", "n3"}) table.intern(s);
+  std::vector<std::string> names;
+  for (int i = 0; i < 100; ++i) {
+    names.push_back("node-" + std::to_string(i));
+    table.intern(names.back());
+  }
+  const auto pick = [&names](std::initializer_list<int> positions) {
+    std::vector<std::string> out;
+    for (const int i : positions) out.push_back(i < 0 ? "absent-" + std::to_string(-i) : names[i]);
+    return out;
+  };
+  std::vector<std::string> descending;
+  for (int i = 99; i >= 0; --i) descending.push_back(names[i]);
+  std::vector<std::string> scattered;
+  for (int i = 0; i < 100; i += 7) scattered.push_back(names[(i * 13) % 100]);
   struct Case {
-    const char* name;
+    const char* what;
+    std::vector<std::string> strings;
     std::uint32_t previous;
-    std::uint32_t want;
   };
   const std::vector<Case> cases = {
-      {"n0", StringTable::kNotFound, 0},
-      {"n1", 0, 1},
-      {"n3", 1, 3},
-      {"n0", 3, 0},
-      {"n2", 2, 2},
-      {"x", 1, StringTable::kNotFound},
-      {"n1", StringTable::kNotFound, 1},
-      {"", 3, StringTable::kNotFound},
+      {"in order", pick({0, 1, 2, 3, 4, 5}), StringTable::kNotFound},
+      {"in order after previous", pick({5, 6, 7}), 4},
+      {"a gap", pick({0, 1, 3, 4, 9, 10}), StringTable::kNotFound},
+      {"descending, runs past a batch", descending, StringTable::kNotFound},
+      {"scattered", scattered, 50},
+      {"absent among them", pick({3, -1, 4, -2, -3, 99, 0, -4}), StringTable::kNotFound},
+      {"the last then the first", pick({98, 99, 0, 1}), 97},
+      {"repeated", pick({7, 7, 7, 8, 8}), StringTable::kNotFound},
+      {"nothing", {}, 3},
   };
   for (const auto& c : cases) {
-    BOOST_TEST_CONTEXT(c.name << " after " << c.previous) {
-      BOOST_TEST(table.findNext(c.name, c.previous) == c.want);
-      BOOST_TEST(table.findNext(c.name, c.previous) == table.find(c.name));
+    BOOST_TEST_CONTEXT(c.what) {
+      const std::vector<std::string_view> views(c.strings.begin(), c.strings.end());
+      std::vector<std::uint32_t> ids(views.size(), 12345);
+      const std::uint32_t last = table.findAll(views, ids, c.previous);
+      for (std::size_t i = 0; i < views.size(); ++i) {
+        BOOST_TEST_CONTEXT(views[i]) { BOOST_TEST(ids[i] == table.find(views[i])); }
+      }
+      BOOST_TEST(last == (views.empty() ? c.previous : ids.back()));
     }
   }
-  BOOST_TEST(StringTable().findNext("n0", StringTable::kNotFound) == StringTable::kNotFound);
+  std::vector<std::uint32_t> ids(2, 0);
+  const std::vector<std::string_view> two = {"node-0", "x"};
+  StringTable().findAll(two, ids);
+  BOOST_TEST(ids[0] == StringTable::kNotFound);
+  BOOST_TEST(ids[1] == StringTable::kNotFound);
 }
 
 BOOST_AUTO_TEST_CASE(HashDependsOnEveryByteAndTheLength) {
