@@ -12,6 +12,7 @@
 #include "scheduling/cache/chunked_array.hpp"
 #include "scheduling/cache/namespace_pod_index.hpp"
 #include "scheduling/cache/node_name_index.hpp"
+#include "scheduling/cache/slot_set.hpp"
 #include "scheduling/cache/term_selector_index.hpp"
 #include "scheduling/framework/types.hpp"
 
@@ -78,6 +79,9 @@ class NominatedPodIndex {
   struct Parts {
     // The queues of the nodes `names` has, by slot (null: none nominated there).
     ChunkedArray<SlotQueue> bySlot;
+    // The slots of bySlot with a queue: most nodes have none, and this answers for them
+    // without reading the table (1.6 MB at 50,000 nodes, 6 KB here).
+    std::shared_ptr<const SlotSet> nominatedSlots;
     std::shared_ptr<const NodeNameIndex> names;
     // The queues of nominated node names that `names` does not have.
     std::shared_ptr<const QueuesByName> byUnknownName;
@@ -102,7 +106,9 @@ class NominatedPodIndex {
   template <typename NameOf>
   std::span<const framework::NominatedPod> forNode(framework::NodeSlot slot,
                                                     NameOf&& nameOf) const {
-    return slot < parts_.bySlot.size() ? parts_.bySlot[slot].pods : forUnknownNode(nameOf());
+    if (slot >= parts_.bySlot.size()) return forUnknownNode(nameOf());
+    if (!parts_.nominatedSlots->contains(slot)) return {};
+    return parts_.bySlot[slot].pods;
   }
 
   // Calls fn(const PodInfo&) for every nominated pod `term` matches with empty namespace

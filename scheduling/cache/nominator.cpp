@@ -107,15 +107,18 @@ std::shared_ptr<const NominatedPodIndex> Nominator::publish(
 
 void Nominator::refileAll(const NodeNameIndex& names, std::size_t numSlots) {
   std::vector<NominatedPodIndex::SlotQueue> bySlot(numSlots);
+  nominatedSlots_ = SlotSet();
   byUnknownName_.clear();
   for (const auto& [node, pods] : byNode_) {
     if (const framework::NodeSlot slot = names.find(node); slot != framework::kNoSlot) {
       bySlot[slot] = NominatedPodIndex::SlotQueue(makeQueue(pods));
+      nominatedSlots_.insert(slot);
     } else {
       byUnknownName_.emplace(node, makeQueue(pods));
     }
   }
   parts_.bySlot = ChunkedArray(std::move(bySlot));
+  parts_.nominatedSlots = std::make_shared<const SlotSet>(nominatedSlots_);
   parts_.byUnknownName = std::make_shared<const NominatedPodIndex::QueuesByName>(byUnknownName_);
 }
 
@@ -126,6 +129,11 @@ void Nominator::refileTouched(const NodeNameIndex& names) {
     auto it = byNode_.find(node);
     NominatedPodIndex::QueuePtr queue = it == byNode_.end() ? nullptr : makeQueue(it->second);
     if (const framework::NodeSlot slot = names.find(node); slot != framework::kNoSlot) {
+      if (queue) {
+        nominatedSlots_.insert(slot);
+      } else {
+        nominatedSlots_.erase(slot);
+      }
       changes.emplace_back(slot, queue ? NominatedPodIndex::SlotQueue(std::move(queue))
                                        : NominatedPodIndex::SlotQueue());
       continue;
@@ -138,6 +146,7 @@ void Nominator::refileTouched(const NodeNameIndex& names) {
     unknownChanged = true;
   }
   parts_.bySlot = parts_.bySlot.with(changes);
+  if (!changes.empty()) parts_.nominatedSlots = std::make_shared<const SlotSet>(nominatedSlots_);
   if (unknownChanged) {
     parts_.byUnknownName =
         std::make_shared<const NominatedPodIndex::QueuesByName>(byUnknownName_);

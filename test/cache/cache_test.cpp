@@ -272,6 +272,12 @@ BOOST_AUTO_TEST_CASE(nominated_replicas_sharing_terms_across_publishes) {
   for (const char* uid : {"r0", "r2", "r3", "r4"}) cache.deletePod(uid);
   cache.publish();
   BOOST_TEST(nominatedSelectingWeb(*cache.snapshot()).empty());
+  // By slot too, while the snapshots before still see theirs.
+  const auto none = cache.snapshot();
+  BOOST_TEST(none->nominatedPodsFor(*none->getNodeInfo("n0")).empty());
+  BOOST_TEST(none->nominatedPodsFor(*none->getNodeInfo("n9")).empty());
+  BOOST_TEST(added->nominatedPodsFor(*added->getNodeInfo("n0")).size() == 2u);
+  BOOST_TEST(known->nominatedPodsFor(*known->getNodeInfo("n9")).size() == 1u);
 
   BOOST_TEST((nominatedSelectingWeb(*first) == Strings{"r0", "r1", "r2"}));
   BOOST_TEST((nominatedNames(*first, "n1") == Strings{"r1", "r2"}));
