@@ -90,8 +90,8 @@ class StringTable {
   // thousands of node names at once, in the order they were added or close to it: a string
   // numbered after the one before is confirmed by comparing bytes that follow the previous
   // ones. The others, which at 50,000 nodes are each a chain of dependent cache misses (the
-  // probe's slot, the string's offset, its bytes), are looked up sixteen at a time, with
-  // one stage's misses of all sixteen in flight together.
+  // probe's slot, the string's offset, its bytes), are looked up in batches that grow with
+  // a run of them up to sixteen, one stage's misses of the whole batch in flight together.
   // `previous` is the number of the string looked up just before strings[0] (kNotFound:
   // none); the result is the last string's number, the `previous` of the strings after.
   std::uint32_t findAll(std::span<const std::string_view> strings, std::span<std::uint32_t> ids,
