@@ -107,32 +107,33 @@ std::shared_ptr<const NominatedPodIndex> Nominator::publish(
 
 void Nominator::refileAll(const NodeNameIndex& names, std::size_t numSlots) {
   std::vector<NominatedPodIndex::SlotQueue> bySlot(numSlots);
-  nominatedSlots_ = SlotSet();
+  SlotSet nominatedSlots;
   byUnknownName_.clear();
   for (const auto& [node, pods] : byNode_) {
     if (const framework::NodeSlot slot = names.find(node); slot != framework::kNoSlot) {
       bySlot[slot] = NominatedPodIndex::SlotQueue(makeQueue(pods));
-      nominatedSlots_.insert(slot);
+      nominatedSlots.insert(slot);
     } else {
       byUnknownName_.emplace(node, makeQueue(pods));
     }
   }
   parts_.bySlot = ChunkedArray(std::move(bySlot));
-  parts_.nominatedSlots = std::make_shared<const SlotSet>(nominatedSlots_);
+  parts_.nominatedSlots = std::make_shared<const SlotSet>(std::move(nominatedSlots));
   parts_.byUnknownName = std::make_shared<const NominatedPodIndex::QueuesByName>(byUnknownName_);
 }
 
 void Nominator::refileTouched(const NodeNameIndex& names) {
   std::vector<std::pair<std::size_t, NominatedPodIndex::SlotQueue>> changes;
+  SlotSet nominatedSlots = *parts_.nominatedSlots;  // published ones stay as they are
   bool unknownChanged = false;
   for (const std::string& node : touchedNodes_) {
     auto it = byNode_.find(node);
     NominatedPodIndex::QueuePtr queue = it == byNode_.end() ? nullptr : makeQueue(it->second);
     if (const framework::NodeSlot slot = names.find(node); slot != framework::kNoSlot) {
       if (queue) {
-        nominatedSlots_.insert(slot);
+        nominatedSlots.insert(slot);
       } else {
-        nominatedSlots_.erase(slot);
+        nominatedSlots.erase(slot);
       }
       changes.emplace_back(slot, queue ? NominatedPodIndex::SlotQueue(std::move(queue))
                                        : NominatedPodIndex::SlotQueue());
@@ -146,7 +147,9 @@ void Nominator::refileTouched(const NodeNameIndex& names) {
     unknownChanged = true;
   }
   parts_.bySlot = parts_.bySlot.with(changes);
-  if (!changes.empty()) parts_.nominatedSlots = std::make_shared<const SlotSet>(nominatedSlots_);
+  if (!changes.empty()) {
+    parts_.nominatedSlots = std::make_shared<const SlotSet>(std::move(nominatedSlots));
+  }
   if (unknownChanged) {
     parts_.byUnknownName =
         std::make_shared<const NominatedPodIndex::QueuesByName>(byUnknownName_);

@@ -80,7 +80,6 @@ class Nominator {
   // As last published.
   NominatedPodIndex::Parts parts_;
   NominatedPodIndex::QueuesByName byUnknownName_;
-  SlotSet nominatedSlots_;  // parts_.nominatedSlots, as it is being changed
   std::shared_ptr<const NominatedPodIndex> published_;
 };
 

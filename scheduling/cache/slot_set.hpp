@@ -12,12 +12,12 @@ namespace scheduling::cache {
 // A set of node slots, a bit each: a snapshot's real nodes (those with a Node object; not
 // ghosts, not free slots), or the nodes with nominated pods.
 //
-// The walks over the pods a term matches ask the first of every pod's slot. The NodeInfo
-// table that answered before is 16 bytes a slot, 800 KB at 50,000 nodes: a cache miss per
-// pod, on top of the topology value and the count each pod's slot leads to. Filter and
-// Score ask the second of every node they see, where the table of nominated queues (32
-// bytes a slot, 1.6 MB) missed for the many nodes without any. A set is 6 KB and stays in
-// L1.
+// The walks over the pods a term matches ask the real-node set of every pod's slot. The
+// NodeInfo table that answered before is 16 bytes a slot, 800 KB at 50,000 nodes: a cache
+// miss per pod, on top of the topology value and the count each pod's slot leads to. Filter
+// and Score ask the nominated set of every node they see, where the table of nominated
+// queues (32 bytes a slot, 1.6 MB) missed for the many nodes without any. A set is 6 KB and
+// stays in L1.
 class SlotSet {
  public:
   SlotSet() = default;

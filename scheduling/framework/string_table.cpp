@@ -6,23 +6,23 @@
 
 namespace scheduling::framework {
 
-std::uint32_t StringTable::find(std::string_view s, std::uint64_t hash) const {
+template <typename Accept>
+std::uint32_t StringTable::probe(std::uint64_t hash, Accept accept) const {
   if (slots_.empty()) return kNotFound;
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
     const std::uint64_t slot = slots_[i];
     if (slot == 0) return kNotFound;
-    if ((slot >> 32) == tagOf(hash) && equalStrings(at(idOf(slot)), s)) return idOf(slot);
+    if ((slot >> 32) == tagOf(hash) && accept(idOf(slot))) return idOf(slot);
   }
 }
 
+std::uint32_t StringTable::find(std::string_view s, std::uint64_t hash) const {
+  return probe(hash, [&](std::uint32_t id) { return equalStrings(at(id), s); });
+}
+
 std::uint32_t StringTable::candidate(std::uint64_t hash) const {
-  const std::size_t mask = slots_.size() - 1;
-  for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
-    const std::uint64_t slot = slots_[i];
-    if (slot == 0) return kNotFound;
-    if ((slot >> 32) == tagOf(hash)) return idOf(slot);
-  }
+  return probe(hash, [](std::uint32_t) { return true; });
 }
 
 std::uint32_t StringTable::findAll(std::span<const std::string_view> strings,

@@ -103,6 +103,10 @@ class StringTable {
   // A slot holds the string's number plus one (0: empty) and the high half of its hash.
   static std::uint32_t idOf(std::uint64_t slot) { return static_cast<std::uint32_t>(slot) - 1; }
   static std::uint32_t tagOf(std::uint64_t hash) { return static_cast<std::uint32_t>(hash >> 32); }
+  // The first string in the probe sequence of `hash` that carries its tag and that `accept`
+  // takes, or kNotFound at the first empty slot.
+  template <typename Accept>
+  std::uint32_t probe(std::uint64_t hash, Accept accept) const;
   std::uint32_t find(std::string_view s, std::uint64_t hash) const;
   // The first string whose slot carries the tag of `hash`, without reading any text: nearly
   // always the one hashed, which find() then confirms.
