@@ -125,7 +125,7 @@ struct Cache::State {
   // another zone).
   std::shared_ptr<const std::vector<framework::NodeSlot>> publishedOrder;
   // The same slots as a set, rebuilt with the order.
-  std::shared_ptr<const SlotSet> publishedRealSlots;
+  std::shared_ptr<const framework::SlotSet> publishedRealSlots;
   std::vector<std::uint32_t> positionBySlot;
   bool nodeOrderChanged = true;
   // The NodeInfos by slot as last published, and the items whose NodeInfo was copied since
@@ -617,7 +617,7 @@ void Cache::publish() {
       names->add(name, item.slot);
     }
     s.names = std::move(names);
-    s.publishedRealSlots = std::make_shared<const SlotSet>(*order);
+    s.publishedRealSlots = std::make_shared<const framework::SlotSet>(*order);
     s.publishedOrder = std::move(order);
     s.publishedNodes = NodeInfosBySlot(std::move(bySlot));
   } else if (!s.copiedInfos.empty()) {

@@ -12,8 +12,8 @@
 #include "scheduling/cache/chunked_array.hpp"
 #include "scheduling/cache/namespace_pod_index.hpp"
 #include "scheduling/cache/node_name_index.hpp"
-#include "scheduling/cache/slot_set.hpp"
 #include "scheduling/cache/term_selector_index.hpp"
+#include "scheduling/framework/slot_set.hpp"
 #include "scheduling/framework/types.hpp"
 
 namespace scheduling::cache {
@@ -81,7 +81,7 @@ class NominatedPodIndex {
     ChunkedArray<SlotQueue> bySlot;
     // The slots of bySlot with a queue: most nodes have none, and this answers for them
     // without reading the table (1.6 MB at 50,000 nodes, 6 KB here).
-    std::shared_ptr<const SlotSet> nominatedSlots;
+    std::shared_ptr<const framework::SlotSet> nominatedSlots;
     std::shared_ptr<const NodeNameIndex> names;
     // The queues of nominated node names that `names` does not have.
     std::shared_ptr<const QueuesByName> byUnknownName;

@@ -107,7 +107,7 @@ std::shared_ptr<const NominatedPodIndex> Nominator::publish(
 
 void Nominator::refileAll(const NodeNameIndex& names, std::size_t numSlots) {
   std::vector<NominatedPodIndex::SlotQueue> bySlot(numSlots);
-  SlotSet nominatedSlots;
+  framework::SlotSet nominatedSlots;
   byUnknownName_.clear();
   for (const auto& [node, pods] : byNode_) {
     if (const framework::NodeSlot slot = names.find(node); slot != framework::kNoSlot) {
@@ -118,13 +118,13 @@ void Nominator::refileAll(const NodeNameIndex& names, std::size_t numSlots) {
     }
   }
   parts_.bySlot = ChunkedArray(std::move(bySlot));
-  parts_.nominatedSlots = std::make_shared<const SlotSet>(std::move(nominatedSlots));
+  parts_.nominatedSlots = std::make_shared<const framework::SlotSet>(std::move(nominatedSlots));
   parts_.byUnknownName = std::make_shared<const NominatedPodIndex::QueuesByName>(byUnknownName_);
 }
 
 void Nominator::refileTouched(const NodeNameIndex& names) {
   std::vector<std::pair<std::size_t, NominatedPodIndex::SlotQueue>> changes;
-  SlotSet nominatedSlots = *parts_.nominatedSlots;  // published ones stay as they are
+  framework::SlotSet nominatedSlots = *parts_.nominatedSlots;  // published ones stay as they are
   bool unknownChanged = false;
   for (const std::string& node : touchedNodes_) {
     auto it = byNode_.find(node);
@@ -148,7 +148,7 @@ void Nominator::refileTouched(const NodeNameIndex& names) {
   }
   parts_.bySlot = parts_.bySlot.with(changes);
   if (!changes.empty()) {
-    parts_.nominatedSlots = std::make_shared<const SlotSet>(std::move(nominatedSlots));
+    parts_.nominatedSlots = std::make_shared<const framework::SlotSet>(std::move(nominatedSlots));
   }
   if (unknownChanged) {
     parts_.byUnknownName =

@@ -17,9 +17,9 @@
 #include "scheduling/cache/node_infos_by_slot.hpp"
 #include "scheduling/cache/node_name_index.hpp"
 #include "scheduling/cache/nominated_pod_index.hpp"
-#include "scheduling/cache/slot_set.hpp"
 #include "scheduling/cache/spanning_selector_memo.hpp"
 #include "scheduling/framework/listers.hpp"
+#include "scheduling/framework/slot_set.hpp"
 #include "scheduling/framework/types.hpp"
 
 namespace scheduling::cache {
@@ -128,7 +128,7 @@ class Snapshot final : public framework::SharedLister {
     // The slots of the nodes with a Node object, in node-tree order.
     std::shared_ptr<const std::vector<framework::NodeSlot>> order;
     // The same slots as a set: where nodes is not null.
-    std::shared_ptr<const SlotSet> realSlots;
+    std::shared_ptr<const framework::SlotSet> realSlots;
     // The nodes' names and labels by slot; shared while no node comes, goes or relabels.
     std::shared_ptr<const NodeNameIndex> names;
     std::shared_ptr<const framework::TopologyIndex> topology;
@@ -156,7 +156,7 @@ class Snapshot final : public framework::SharedLister {
 
   NodeInfosBySlot nodes_;
   std::shared_ptr<const std::vector<framework::NodeSlot>> order_;
-  std::shared_ptr<const SlotSet> realSlots_;
+  std::shared_ptr<const framework::SlotSet> realSlots_;
   mutable std::once_flag listsMade_;
   mutable NodeLists lists_;
   std::shared_ptr<const NodeNameIndex> names_;

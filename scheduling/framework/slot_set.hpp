@@ -7,7 +7,7 @@
 
 #include "scheduling/framework/types.hpp"
 
-namespace scheduling::cache {
+namespace scheduling::framework {
 
 // A set of node slots, a bit each: a snapshot's real nodes (those with a Node object; not
 // ghosts, not free slots), or the nodes with nominated pods.
@@ -21,22 +21,22 @@ namespace scheduling::cache {
 class SlotSet {
  public:
   SlotSet() = default;
-  explicit SlotSet(std::span<const framework::NodeSlot> slots) {
-    for (const framework::NodeSlot slot : slots) insert(slot);
+  explicit SlotSet(std::span<const NodeSlot> slots) {
+    for (const NodeSlot slot : slots) insert(slot);
   }
 
-  void insert(framework::NodeSlot slot) {
+  void insert(NodeSlot slot) {
     const std::size_t word = slot / 64;
     if (word >= words_.size()) words_.resize(word + 1, 0);
     words_[word] |= std::uint64_t{1} << (slot % 64);
   }
-  void erase(framework::NodeSlot slot) {
+  void erase(NodeSlot slot) {
     if (const std::size_t word = slot / 64; word < words_.size()) {
       words_[word] &= ~(std::uint64_t{1} << (slot % 64));
     }
   }
 
-  bool contains(framework::NodeSlot slot) const {
+  bool contains(NodeSlot slot) const {
     const std::size_t word = slot / 64;
     return word < words_.size() && ((words_[word] >> (slot % 64)) & 1) != 0;
   }
@@ -45,4 +45,4 @@ class SlotSet {
   std::vector<std::uint64_t> words_;
 };
 
-}  // namespace scheduling::cache
+}  // namespace scheduling::framework
