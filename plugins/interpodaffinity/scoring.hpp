@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "scheduling/framework/cycle_state.hpp"
+#include "scheduling/framework/slot_set.hpp"
 #include "scheduling/framework/topology_index.hpp"
 #include "scheduling/framework/types.hpp"
 
@@ -32,14 +33,16 @@ class TopologyScore {
            std::int64_t amount);
 
   // add(key, key.valueAt(slot), amount) for each slot: the nodes of the pods one term
-  // matches, with the key found once rather than per pod.
+  // matches, with the key found once rather than per pod. With `onlyAt`, a slot outside it
+  // is skipped once the key's scores exist: the caller knows no score read is in its domain.
   void addAtNodes(const TopologyKey& key, std::span<const scheduling::framework::NodeSlot> slots,
-                  std::int64_t amount);
+                  std::int64_t amount, const scheduling::framework::SlotSet* onlyAt = nullptr);
   // add(key, key.valueAt(slot), amountPerPod × n) for each node holding n pods that carry
-  // one existing term.
+  // one existing term; `onlyAt` as above.
   void addAtNodes(const TopologyKey& key,
                   std::span<const scheduling::framework::NodeTermCount> nodes,
-                  std::int64_t amountPerPod);
+                  std::int64_t amountPerPod,
+                  const scheduling::framework::SlotSet* onlyAt = nullptr);
 
   bool empty() const { return keys_.empty(); }
   // Σ over the keys the node has of the score of its domain.

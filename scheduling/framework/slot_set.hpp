@@ -10,7 +10,7 @@
 namespace scheduling::framework {
 
 // A set of node slots, a bit each: a snapshot's real nodes (those with a Node object; not
-// ghosts, not free slots), or the nodes with nominated pods.
+// ghosts, not free slots), the nodes with nominated pods, or the nodes a cycle scores.
 //
 // The walks over the pods a term matches ask the real-node set of every pod's slot. The
 // NodeInfo table that answered before is 16 bytes a slot, 800 KB at 50,000 nodes: a cache

@@ -26,8 +26,12 @@ void TopologyIndex::Column::set(NodeSlot slot, TopologyValueId id) {
   const TopologyValueId old = bySlot_[slot];
   if (old == id) return;
   bySlot_[slot] = id;
-  if (old != kAbsent && --slotsWithValue_[old] == 0) --liveValues_;
+  if (old != kAbsent) {
+    --slotsWithAnyValue_;
+    if (--slotsWithValue_[old] == 0) --liveValues_;
+  }
   if (id != kAbsent) {
+    ++slotsWithAnyValue_;
     if (id >= slotsWithValue_.size()) slotsWithValue_.resize(static_cast<std::size_t>(id) + 1, 0);
     if (slotsWithValue_[id]++ == 0) ++liveValues_;
   }

@@ -56,6 +56,11 @@ class TopologyIndex {
       return id == StringTable::kNotFound ? kUnknown : id;
     }
     std::string_view value(TopologyValueId id) const { return values_.at(id); }
+    // Every value is one node's (as kubernetes.io/hostname's are): two nodes are in the
+    // same domain only if they are the same node.
+    bool oneSlotPerValue() const { return slotsWithAnyValue_ == liveValues_; }
+    // The nodes that have the key.
+    std::uint32_t nodesWithKey() const { return slotsWithAnyValue_; }
 
    private:
     friend class TopologyIndex;
@@ -67,6 +72,7 @@ class TopologyIndex {
     std::vector<TopologyValueId> bySlot_;
     std::vector<std::uint32_t> slotsWithValue_;  // by value id
     std::uint32_t liveValues_ = 0;               // ids with at least one slot
+    std::uint32_t slotsWithAnyValue_ = 0;        // slots whose id is not kAbsent
   };
 
   // The column of `key`; nullptr when no node has (or had) a label with that key.

@@ -46,6 +46,32 @@ BOOST_AUTO_TEST_CASE(ColumnsFollowNodesAsTheyComeChangeAndGo) {
   BOOST_TEST(valueAt(index, "kubernetes.io/hostname", 3) == "n3");
 }
 
+// A column knows whether each of its values is one node's: PreScore then counts only the pods
+// on the nodes it scores.
+BOOST_AUTO_TEST_CASE(KnowsWhetherEachValueIsOneNodes) {
+  const auto oneSlotPerValue = [](const TopologyIndex& index, std::string_view key) {
+    return index.column(key)->oneSlotPerValue();
+  };
+  TopologyIndex index;
+  index.setNode(0, {{"zone", "z1"}, {"kubernetes.io/hostname", "n0"}});
+  index.setNode(1, {{"zone", "z2"}, {"kubernetes.io/hostname", "n1"}});
+  BOOST_TEST(oneSlotPerValue(index, "zone"));
+  index.setNode(2, {{"zone", "z1"}, {"kubernetes.io/hostname", "n2"}});
+  BOOST_TEST(!oneSlotPerValue(index, "zone"));
+  BOOST_TEST(oneSlotPerValue(index, "kubernetes.io/hostname"));
+  // Two nodes that carry one hostname label, then one of them relabelled, then removed.
+  index.setNode(3, {{"kubernetes.io/hostname", "n2"}});
+  BOOST_TEST(!oneSlotPerValue(index, "kubernetes.io/hostname"));
+  index.setNode(3, {{"kubernetes.io/hostname", "n3"}});
+  BOOST_TEST(oneSlotPerValue(index, "kubernetes.io/hostname"));
+  index.setNode(3, {{"kubernetes.io/hostname", "n0"}});
+  BOOST_TEST(!oneSlotPerValue(index, "kubernetes.io/hostname"));
+  index.removeNode(0);
+  BOOST_TEST(oneSlotPerValue(index, "kubernetes.io/hostname"));
+  index.removeNode(2);
+  BOOST_TEST(oneSlotPerValue(index, "zone"));
+}
+
 // Ids of values no node has any more stay reserved (published copies may count by them)
 // until the dead ones outnumber the live ones; then the column is renumbered and every slot
 // still reads its own value.

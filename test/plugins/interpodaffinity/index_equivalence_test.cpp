@@ -444,6 +444,7 @@ BOOST_AUTO_TEST_SUITE(interpodaffinity_index_equivalence)
 BOOST_AUTO_TEST_CASE(IndexedPathEqualsUpstreamLoops) {
   int preFilterRan = 0;
   int preScoreRan = 0;
+  int sampledPreScoreRan = 0;
   int nominatedUnchanged = 0;
   int nominatedChanging = 0;
   for (std::uint32_t seed = 1; seed <= 400; ++seed) {
@@ -584,11 +585,32 @@ BOOST_AUTO_TEST_CASE(IndexedPathEqualsUpstreamLoops) {
           BOOST_TEST(list[i].score == want);
         }
       }
+
+      // PreScore on a sample of the nodes, as a sampled request sends them: each scores as
+      // in the reference over the whole cluster, under keys whose values are each one
+      // node's (where pods on other nodes are skipped) and under the others.
+      std::vector<const fw::NodeInfo*> sample;
+      for (const fw::NodeInfo* n : lister->nodeInfoList()) {
+        if (gen.chance(0.4)) sample.push_back(n);
+      }
+      fw::CycleState sampleState(lister);
+      const fw::Status sampled = plugin.preScore(sampleState, pod, sample);
+      auto [refSampledStatus, refSampledMap] = refPreScore(pod, *lister, args, sample.size());
+      BOOST_TEST(testing::describe(sampled) == testing::describe(refSampledStatus));
+      if (sampled.isSuccess() && refSampledStatus.isSuccess()) {
+        ++sampledPreScoreRan;
+        for (const fw::NodeInfo* n : sample) {
+          std::int64_t score = 0;
+          BOOST_TEST(plugin.score(sampleState, pod, *n, score).isSuccess());
+          BOOST_TEST(score == refScore(refSampledMap, *n), "sampled Score " << n->name());
+        }
+      }
     }
   }
   // The generator must actually exercise both paths.
   BOOST_TEST(preFilterRan > 100);
   BOOST_TEST(preScoreRan > 100);
+  BOOST_TEST(sampledPreScoreRan > 50);
   BOOST_TEST(nominatedUnchanged > 100);
   BOOST_TEST(nominatedChanging > 100);
 }
