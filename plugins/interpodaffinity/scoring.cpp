@@ -118,12 +118,15 @@ inline void TopologyScore::addAt(KeyScores*& k, const TopologyKey& key, fw::Node
 
 // Skipping a slot changes no score read, but the key must still be made at the first node
 // that has it, as add() makes it: whether any key exists decides whether Score runs.
+inline bool TopologyScore::skips(const KeyScores* k, const fw::SlotSet* onlyAt, fw::NodeSlot slot) {
+  return onlyAt != nullptr && k != nullptr && !onlyAt->contains(slot);
+}
+
 void TopologyScore::addAtNodes(const TopologyKey& key, std::span<const fw::NodeSlot> slots,
                                std::int64_t amount, const fw::SlotSet* onlyAt) {
   KeyScores* k = nullptr;
   for (const fw::NodeSlot slot : slots) {
-    if (onlyAt != nullptr && k != nullptr && !onlyAt->contains(slot)) continue;
-    addAt(k, key, slot, amount);
+    if (!skips(k, onlyAt, slot)) addAt(k, key, slot, amount);
   }
 }
 
@@ -131,8 +134,7 @@ void TopologyScore::addAtNodes(const TopologyKey& key, std::span<const fw::NodeT
                                std::int64_t amountPerPod, const fw::SlotSet* onlyAt) {
   KeyScores* k = nullptr;
   for (const auto& [slot, n] : nodes) {
-    if (n == 0 || (onlyAt != nullptr && k != nullptr && !onlyAt->contains(slot))) continue;
-    addAt(k, key, slot, amountPerPod * n);
+    if (n != 0 && !skips(k, onlyAt, slot)) addAt(k, key, slot, amountPerPod * n);
   }
 }
 

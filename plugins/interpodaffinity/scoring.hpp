@@ -63,6 +63,9 @@ class TopologyScore {
   // add() of a snapshot node's value, whose key's scores `k` points at once found.
   void addAt(KeyScores*& k, const TopologyKey& key, scheduling::framework::NodeSlot slot,
              std::int64_t amount);
+  // Whether addAtNodes passes over `slot`: outside `onlyAt`, once the key's scores `k` exist.
+  static bool skips(const KeyScores* k, const scheduling::framework::SlotSet* onlyAt,
+                    scheduling::framework::NodeSlot slot);
 
   std::vector<KeyScores> keys_;
 };
