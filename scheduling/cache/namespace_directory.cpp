@@ -1,6 +1,7 @@
 #include "scheduling/cache/namespace_directory.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
 
 namespace scheduling::cache {
@@ -52,21 +53,47 @@ bool NamespaceDirectory::candidates(const labels::Selector& selector,
   return any;
 }
 
+std::vector<std::uint32_t> NamespaceDirectory::resolve(const labels::Selector& selector) const {
+  std::vector<std::uint32_t> positions;
+  if (selector.isNothing()) return positions;
+  if (!candidates(selector, positions)) {
+    positions.resize(byPosition_.size());
+    std::iota(positions.begin(), positions.end(), 0);
+  }
+  std::erase_if(positions, [&](std::uint32_t position) {
+    return !selector.matches(byPosition_[position]->second);
+  });
+  return positions;
+}
+
+std::shared_ptr<const std::vector<std::uint32_t>> NamespaceDirectory::remembered(
+    const std::string& key) const {
+  std::lock_guard lock(memoMutex_);
+  auto it = memo_.find(key);
+  return it != memo_.end() ? it->second : nullptr;
+}
+
+std::size_t NamespaceDirectory::memoSize() const {
+  std::lock_guard lock(memoMutex_);
+  return memo_.size();
+}
+
 void NamespaceDirectory::forEachMatching(
     const labels::Selector& selector,
     const std::function<void(const std::string& name)>& fn) const {
-  if (selector.isNothing()) return;
-  std::vector<std::uint32_t> positions;
-  if (!candidates(selector, positions)) {
-    for (const auto* entry : byPosition_) {
-      if (selector.matches(entry->second)) fn(entry->first);
-    }
-    return;
+  std::string key = selector.key();
+  auto positions = remembered(key);
+  if (!positions) {
+    // Resolved outside the lock: two threads may both resolve a new selector, and store
+    // the same answer.
+    positions = std::make_shared<const std::vector<std::uint32_t>>(resolve(selector));
+    std::lock_guard lock(memoMutex_);
+    // Forgetting everything at the bound keeps the memo simple; a cluster's workloads
+    // carry far fewer namespaceSelectors.
+    if (memo_.size() >= kMaxMemoEntries) memo_.clear();
+    memo_.insert_or_assign(std::move(key), positions);
   }
-  for (std::uint32_t position : positions) {
-    const auto* entry = byPosition_[position];
-    if (selector.matches(entry->second)) fn(entry->first);
-  }
+  for (std::uint32_t position : *positions) fn(byPosition_[position]->first);
 }
 
 }  // namespace scheduling::cache

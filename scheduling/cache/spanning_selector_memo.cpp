@@ -10,22 +10,11 @@ std::size_t SpanningSelectorMemo::size() const {
   return entries_.size();
 }
 
-// The requirements, sorted and unique already, then the namespaces, written out with
-// separators no label key or value nor namespace name can hold (validation admits neither
-// '\0' nor '\1' nor '\2').
+// The selector's key, then the namespaces, written out with a separator no namespace name
+// can hold (validation admits no '\2').
 std::string SpanningSelectorMemo::keyOf(const labels::Selector& selector,
                                         const std::vector<std::string>* namespaces) {
-  std::string key(1, selector.isNothing() ? 'N' : selector.isEverything() ? 'E' : 'R');
-  for (const auto& r : selector.requirements()) {
-    key += r.key;
-    key += '\1';
-    key += static_cast<char>('0' + static_cast<int>(r.op));
-    for (const auto& value : r.values) {
-      key += '\1';
-      key += value;
-    }
-    key += '\0';
-  }
+  std::string key = selector.key();
   if (namespaces != nullptr) {
     key += '\2';
     for (const std::string& ns : *namespaces) {

@@ -57,6 +57,7 @@ class SharedLister {
   // A namespace's labels; empty labels for an unknown namespace
   // (GetNamespaceLabelsSnapshot).
   virtual const api::Labels& namespaceLabels(std::string_view ns) const = 0;
+  // fn(name, labels) for every namespace, in name order.
   virtual void forEachNamespace(
       const std::function<void(const std::string& name, const api::Labels& labels)>& fn) const = 0;
   // fn(name) for every namespace whose labels `selector` matches, in name order: how a

@@ -128,6 +128,22 @@ bool Selector::matches(const api::Labels& labels) const {
                      [&](const Requirement& r) { return r.matches(labels); });
 }
 
+// Separators no label key or value can hold: validation admits neither '\0' nor '\1'.
+std::string Selector::key() const {
+  std::string key(1, kind_ == Kind::Nothing ? 'N' : kind_ == Kind::Everything ? 'E' : 'R');
+  for (const auto& r : requirements_) {
+    key += r.key;
+    key += '\1';
+    key += static_cast<char>('0' + static_cast<int>(r.op));
+    for (const auto& value : r.values) {
+      key += '\1';
+      key += value;
+    }
+    key += '\0';
+  }
+  return key;
+}
+
 std::optional<Selector> fromLabelSelector(const std::optional<api::LabelSelector>& selector,
                                           std::vector<std::string>& errors) {
   if (!selector) return Selector::nothing();

@@ -36,6 +36,9 @@ class Selector {
   bool isNothing() const { return kind_ == Kind::Nothing; }
   const std::vector<Requirement>& requirements() const { return requirements_; }
   bool operator==(const Selector&) const = default;
+  // The selector written out, for memos keyed by it: equal selectors give equal keys, and
+  // a key is never a prefix of another's (it ends with a separator no label can hold).
+  std::string key() const;
 
  private:
   enum class Kind { Nothing, Everything, Requirements };

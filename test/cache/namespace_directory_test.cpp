@@ -78,6 +78,31 @@ BOOST_AUTO_TEST_CASE(a_namespace_selector_resolves_to_the_namespaces_its_labels_
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_selector_asked_again_is_answered_from_the_memo_which_stays_bounded) {
+  const NamespaceDirectory directory(cluster());
+  const Selector shop = Selector::of({{"team", Operator::In, {"shop"}}});
+  const Selector notBatch = Selector::of({{"team", Operator::NotIn, {"batch"}}});
+  BOOST_TEST(directory.memoSize() == 0u);
+  for (int round = 0; round < 2; ++round) {
+    BOOST_TEST_CONTEXT("round " << round) {
+      BOOST_TEST(matching(directory, shop) == (Strings{"shop-dev", "shop-prod"}),
+                 boost::test_tools::per_element());
+      BOOST_TEST(matching(directory, notBatch) == (Strings{"default", "shop-dev", "shop-prod"}),
+                 boost::test_tools::per_element());
+      BOOST_TEST(directory.memoSize() == 2u);
+    }
+  }
+  // Selectors that differ only in a value are different answers, and a stream of them is
+  // forgotten at the bound rather than kept.
+  for (std::size_t i = 0; i <= NamespaceDirectory::kMaxMemoEntries; ++i) {
+    const Selector one = Selector::of({{"team", Operator::In, {"t" + std::to_string(i)}}});
+    BOOST_TEST_REQUIRE(matching(directory, one).empty());
+  }
+  BOOST_TEST(directory.memoSize() <= NamespaceDirectory::kMaxMemoEntries);
+  BOOST_TEST(matching(directory, shop) == (Strings{"shop-dev", "shop-prod"}),
+             boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(labels_of_a_known_and_an_unknown_namespace) {
   const NamespaceDirectory directory(cluster());
   BOOST_TEST_REQUIRE(directory.labelsOf("shop-dev") != nullptr);

@@ -183,6 +183,31 @@ BOOST_AUTO_TEST_CASE(OfSortsByKeyAndAndsTheRequirements) {
   BOOST_TEST(!s.matches({{"zone", "z1"}}));
 }
 
+BOOST_AUTO_TEST_CASE(KeyTellsSelectorsApartAsEqualityDoes) {
+  // Pairs that differ where a careless writing-out would run them together: kind, a value
+  // moved to the next requirement, an operator, a value split in two.
+  const Selector selectors[] = {
+      Selector::nothing(),
+      Selector::everything(),
+      Selector::of({{"a", Operator::In, {"b"}}}),
+      Selector::of({{"a", Operator::In, {"b", "c"}}}),
+      Selector::of({{"a", Operator::In, {"bc"}}}),
+      Selector::of({{"a", Operator::NotIn, {"b"}}}),
+      Selector::of({{"a", Operator::Exists, {}}}),
+      Selector::of({{"a", Operator::Exists, {}}, {"b", Operator::Exists, {}}}),
+      Selector::of({{"ab", Operator::Exists, {}}}),
+      Selector::of({{"a", Operator::In, {"b"}}, {"c", Operator::Exists, {}}}),
+  };
+  for (const auto& x : selectors) {
+    for (const auto& y : selectors) {
+      BOOST_TEST((x.key() == y.key()) == (x == y));
+    }
+  }
+  // Written in another order, the same selector: Of sorts the requirements by key.
+  BOOST_TEST(Selector::of({{"b", Operator::Exists, {}}, {"a", Operator::Exists, {}}}).key() ==
+             selectors[7].key());
+}
+
 BOOST_AUTO_TEST_CASE(NilSelectorSelectsNothing) {
   std::vector<std::string> errors;
   const auto s = fromLabelSelector(std::nullopt, errors);

@@ -1,5 +1,6 @@
 #include "test/testing/fake_lister.hpp"
 
+#include <algorithm>
 #include <iterator>
 
 namespace testing {
@@ -17,6 +18,8 @@ fw::PodInfoPtr podInfoPtr(const api::Pod& pod) {
 FakeLister::FakeLister(std::vector<api::Node> nodes, std::vector<api::Pod> pods,
                        std::vector<api::Namespace> namespaces)
     : namespaces_(std::move(namespaces)) {
+  // In name order, as a snapshot lists them (SharedLister::forEachNamespace).
+  std::ranges::sort(namespaces_, {}, &api::Namespace::name);
   for (auto& node : nodes) {
     const auto slot = static_cast<fw::NodeSlot>(nodeInfos_.size());
     topology_.setNode(slot, node.labels);
