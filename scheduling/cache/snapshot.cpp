@@ -2,12 +2,22 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 
 namespace scheduling::cache {
 
 namespace {
 
 const api::Labels kNoLabels;
+
+// What a walk over the nodes of matching pods takes: a pod's index entry, or the node slot
+// alone where the spanning-selector memo kept its namespace's slots.
+template <typename AddSlot>
+struct SlotsOfMatches {
+  const AddSlot& add;
+  void operator()(const NamespacePodIndex::Entry& e) const { add(e.slot); }
+  void operator()(framework::NodeSlot slot) const { add(slot); }
+};
 
 }  // namespace
 
@@ -151,10 +161,20 @@ void Snapshot::forEachEntryMatchingThroughMemo(const framework::AffinityTerm& te
   spanningSelectors_->forEachCandidate(
       term.selector, namespaces, namespaceColumns_.indexes, namespaceColumns_.serials,
       [&](std::uint32_t position, const NamespacePodIndex::Plan& plan,
-          std::span<const NamespacePodIndex::Range> ranges) {
+          std::span<const NamespacePodIndex::Range> ranges,
+          const std::span<const std::uint32_t>* slots) {
         visitDeltasBefore(position);
         if (delta != withDelta.end() && *delta == position) ++delta;
-        forEachEntryMatchingIn(namespacePods_[position], term, &plan, ranges, emit);
+        const NamespacePods& pods = namespacePods_[position];
+        if constexpr (std::is_invocable_v<Emit&, framework::NodeSlot>) {
+          // A walk that asks only where matching pods run takes the slots the memo kept,
+          // which are the index's own unless an overlay removed or added pods.
+          if (slots != nullptr && !pods.delta) {
+            for (const framework::NodeSlot slot : *slots) emit(slot);
+            return;
+          }
+        }
+        forEachEntryMatchingIn(pods, term, &plan, ranges, emit);
       });
   visitDeltasBefore(static_cast<std::uint32_t>(namespacePods_.size()));
 }
@@ -200,14 +220,15 @@ void Snapshot::forEachNodeOfPodMatching(
   // A few kilobytes: long enough that a batch's misses overlap, short enough to stay in L1.
   std::array<framework::NodeSlot, 512> batch;
   std::size_t size = 0;
-  forEachEntryMatching(term, [&](const NamespacePodIndex::Entry& e) {
-    if (!realSlots_->contains(e.slot)) return;  // a ghost's pod is not in the snapshot
-    batch[size++] = e.slot;
+  const auto add = [&](framework::NodeSlot slot) {
+    if (!realSlots_->contains(slot)) return;  // a ghost's pod is not in the snapshot
+    batch[size++] = slot;
     if (size == batch.size()) {
       fn(batch);
       size = 0;
     }
-  });
+  };
+  forEachEntryMatching(term, SlotsOfMatches<decltype(add)>{add});
   if (size != 0) fn(std::span(batch).first(size));
 }
 

@@ -163,7 +163,9 @@ class Snapshot final : public framework::SharedLister {
   std::shared_ptr<const framework::TopologyIndex> topology_;
 
   // The walks behind forEachPodMatching and forEachNodeOfPodMatching: emit(entry) for every
-  // index entry (or overlay entry) whose pod `term` matches, ghosts' included.
+  // index entry (or overlay entry) whose pod `term` matches, ghosts' included. An emit that
+  // also takes a NodeSlot asks only where the pods run: where the memo kept a namespace's
+  // slots, it gets emit(slot) for each instead.
   template <typename Emit>
   void forEachEntryMatching(const framework::AffinityTerm& term, Emit&& emit) const;
   // In one namespace the term selects, along `plan` (nullptr: the index holds no match),

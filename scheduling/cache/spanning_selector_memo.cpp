@@ -5,6 +5,17 @@
 
 namespace scheduling::cache {
 
+namespace {
+
+void slotsOfMatches(const NamespacePodIndex& index, const NamespacePodIndex::Plan& plan,
+                    std::span<const NamespacePodIndex::Range> ranges,
+                    const labels::Selector& selector, std::vector<std::uint32_t>& out) {
+  index.forEachMatching(plan, ranges, selector,
+                        [&](const NamespacePodIndex::Entry& e) { out.push_back(e.slot); });
+}
+
+}  // namespace
+
 std::size_t SpanningSelectorMemo::size() const {
   std::lock_guard lock(mutex_);
   return entries_.size();
@@ -40,6 +51,17 @@ void SpanningSelectorMemo::store(std::string key, std::shared_ptr<const Entry> e
   entries_.insert_or_assign(std::move(key), std::move(entry));
 }
 
+template <typename Fill>
+void SpanningSelectorMemo::addCandidate(Entry& entry, Candidate candidate, Fill&& fill) {
+  candidate.firstSlot = static_cast<std::uint32_t>(entry.slots.size());
+  if (entry.slotsKept) {
+    fill(entry.slots);
+    entry.slotsKept = entry.slots.size() <= kMaxSlotsPerEntry;
+  }
+  candidate.endSlot = static_cast<std::uint32_t>(entry.slots.size());
+  entry.candidates.push_back(candidate);
+}
+
 std::shared_ptr<const SpanningSelectorMemo::Entry> SpanningSelectorMemo::refresh(
     const Entry* previous, const labels::Selector& selector,
     const std::vector<std::string>* namespaces, std::span<const NamespacePodIndex* const> indexes,
@@ -58,20 +80,34 @@ std::shared_ptr<const SpanningSelectorMemo::Entry> SpanningSelectorMemo::refresh
       if (before == previous->candidates.size() || previous->candidates[before].position != i) {
         continue;
       }
-      NamespacePodIndex::Plan plan = previous->candidates[before].plan;
-      const auto kept =
+      const Candidate& kept = previous->candidates[before];
+      NamespacePodIndex::Plan plan = kept.plan;
+      const auto ranges =
           std::span(previous->ranges).subspan(plan.firstRange, plan.endRange - plan.firstRange);
       plan.firstRange = static_cast<std::uint32_t>(entry->ranges.size());
-      entry->ranges.insert(entry->ranges.end(), kept.begin(), kept.end());
+      entry->ranges.insert(entry->ranges.end(), ranges.begin(), ranges.end());
       plan.endRange = static_cast<std::uint32_t>(entry->ranges.size());
-      entry->candidates.push_back({i, plan});
+      addCandidate(*entry, {i, plan}, [&](std::vector<std::uint32_t>& slots) {
+        if (previous->slotsKept) {
+          slots.insert(slots.end(), previous->slots.begin() + kept.firstSlot,
+                       previous->slots.begin() + kept.endSlot);
+        } else {
+          slotsOfMatches(*indexes[i], plan, entry->ranges, selector, slots);
+        }
+      });
     } else if (indexes[i]->size() != 0 &&
                (namespaces == nullptr ||
                 std::binary_search(namespaces->begin(), namespaces->end(), indexes[i]->ns()))) {
       if (const auto plan = indexes[i]->plan(selector, entry->ranges)) {
-        entry->candidates.push_back({i, *plan});
+        addCandidate(*entry, {i, *plan}, [&](std::vector<std::uint32_t>& slots) {
+          slotsOfMatches(*indexes[i], *plan, entry->ranges, selector, slots);
+        });
       }
     }
+  }
+  if (!entry->slotsKept) {
+    entry->slots = {};
+    for (Candidate& c : entry->candidates) c.firstSlot = c.endSlot = 0;
   }
   return entry;
 }

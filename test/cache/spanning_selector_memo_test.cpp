@@ -15,16 +15,21 @@ using labels::Requirement;
 using labels::Selector;
 using ::testing::MakePod;
 using Positions = std::vector<std::uint32_t>;
+using Slot = std::uint32_t;
+using Slots = std::vector<Slot>;
 
-// A namespace's index over pods with the given label sets.
+// A namespace's index over pods with the given label sets, each on a node slot of its own
+// (numbered on from every index made before), so that kept slots can be told apart.
 std::shared_ptr<const NamespacePodIndex> index(const std::string& ns,
                                                const std::vector<api::Labels>& podLabels) {
+  static std::uint32_t nextSlot = 0;
   std::vector<NamespacePodIndex::Entry> entries;
   int i = 0;
   for (const auto& labels : podLabels) {
     const auto pod = MakePod().name(ns + "-" + std::to_string(i++)).ns(ns).labels(labels).obj();
     entries.push_back(
-        {std::make_shared<const framework::PodInfo>(std::make_shared<const api::Pod>(pod)), 0});
+        {std::make_shared<const framework::PodInfo>(std::make_shared<const api::Pod>(pod)),
+         nextSlot++});
   }
   return std::make_shared<const NamespacePodIndex>(ns, std::move(entries));
 }
@@ -63,23 +68,37 @@ Names namesOf(const NamespacePodIndex& index, const Selector& selector) {
   return out;
 }
 
+Slots slotsOf(const NamespacePodIndex& index, const Selector& selector) {
+  Slots out;
+  index.forEachMatching(selector,
+                        [&](const NamespacePodIndex::Entry& e) { out.push_back(e.slot); });
+  return out;
+}
+
 // The positions the memo visits; each with a plan that walks the pods the index's own
-// forEachMatching finds, whether the memo planned it now or kept it from an earlier request.
-Positions candidates(SpanningSelectorMemo& memo, const Selector& selector, const Namespaces& n) {
+// forEachMatching finds, and kept slots (`slotsKept` says whether there must be some) that
+// are those pods' slots, whether the memo planned it now or kept it from an earlier request.
+Positions candidates(SpanningSelectorMemo& memo, const Selector& selector, const Namespaces& n,
+                     bool slotsKept = true) {
   Positions out;
-  memo.forEachCandidate(selector, nullptr, n.indexes, n.serials,
-                        [&](std::uint32_t p, const NamespacePodIndex::Plan& plan,
-                            std::span<const NamespacePodIndex::Range> ranges) {
-                          out.push_back(p);
-                          BOOST_TEST_REQUIRE(plan.endRange <= ranges.size());
-                          Names walked;
-                          n.indexes[p]->forEachMatching(
-                              plan, ranges, selector, [&](const NamespacePodIndex::Entry& e) {
-                                walked.push_back(e.pod->pod().metadata.name);
-                              });
-                          BOOST_TEST(walked == namesOf(*n.indexes[p], selector),
-                                     boost::test_tools::per_element());
-                        });
+  memo.forEachCandidate(
+      selector, nullptr, n.indexes, n.serials,
+      [&](std::uint32_t p, const NamespacePodIndex::Plan& plan,
+          std::span<const NamespacePodIndex::Range> ranges, const std::span<const Slot>* slots) {
+        out.push_back(p);
+        BOOST_TEST_REQUIRE(plan.endRange <= ranges.size());
+        Names walked;
+        n.indexes[p]->forEachMatching(plan, ranges, selector,
+                                      [&](const NamespacePodIndex::Entry& e) {
+                                        walked.push_back(e.pod->pod().metadata.name);
+                                      });
+        BOOST_TEST(walked == namesOf(*n.indexes[p], selector), boost::test_tools::per_element());
+        BOOST_TEST_REQUIRE((slots != nullptr) == slotsKept);
+        if (slots != nullptr) {
+          BOOST_TEST(Slots(slots->begin(), slots->end()) == slotsOf(*n.indexes[p], selector),
+                     boost::test_tools::per_element());
+        }
+      });
   return out;
 }
 
@@ -177,7 +196,8 @@ BOOST_AUTO_TEST_CASE(candidates_of_listed_namespaces) {
     Positions out;
     memo.forEachCandidate(batch, &namespaces, n.indexes, n.serials,
                           [&](std::uint32_t p, const NamespacePodIndex::Plan&,
-                              std::span<const NamespacePodIndex::Range>) { out.push_back(p); });
+                              std::span<const NamespacePodIndex::Range>,
+                              const std::span<const Slot>*) { out.push_back(p); });
     return out;
   };
   BOOST_TEST(candidates(memo, batch, n) == Positions({0, 2}), boost::test_tools::per_element());
@@ -204,6 +224,26 @@ BOOST_AUTO_TEST_CASE(a_kept_plan_walks_its_own_pods_after_one_before_it_changed)
              boost::test_tools::per_element());
   n.replace(0, index("a", {labelSet({{"tier", "batch"}}), {}}));  // one range now
   BOOST_TEST(candidates(memo, batchOrWeb, n) == Positions({0, 2}),
+             boost::test_tools::per_element());
+}
+
+// Past kMaxSlotsPerEntry an entry keeps plans only; once the pods are fewer again, slots.
+BOOST_AUTO_TEST_CASE(slots_are_kept_up_to_the_bound) {
+  const Selector batch = in("tier", {"batch"});
+  Namespaces n = threeNamespaces();
+  const std::vector<api::Labels> many(SpanningSelectorMemo::kMaxSlotsPerEntry,
+                                      labelSet({{"tier", "batch"}}));
+  n.add(index("e", many));  // with "a" and "c", two pods too many
+  SpanningSelectorMemo memo;
+  BOOST_TEST(candidates(memo, batch, n, false) == Positions({0, 2, 4}),
+             boost::test_tools::per_element());
+  // "e" loses two pods, and all fit: "a" and "c" are kept plans whose slots are walked now.
+  n.replace(4, index("e", std::vector(many.begin() + 2, many.end())));
+  BOOST_TEST(candidates(memo, batch, n) == Positions({0, 2, 4}), boost::test_tools::per_element());
+  // And "b" gains one: the kept slots are copied, its own walked.
+  n.replace(1, index("b", {labelSet({{"tier", "batch"}})}));
+  n.replace(4, index("e", std::vector(many.begin() + 3, many.end())));
+  BOOST_TEST(candidates(memo, batch, n) == Positions({0, 1, 2, 4}),
              boost::test_tools::per_element());
 }
 
