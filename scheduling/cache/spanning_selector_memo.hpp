@@ -45,7 +45,8 @@ class SpanningSelectorMemo {
   // `indexes` (a snapshot's namespaces, sorted by name) whose index may hold a pod
   // `selector` matches, with the plan NamespacePodIndex::plan makes there (and the ranges it
   // indexes): the positions whose index has pods and a plan for `selector`. `slots`, unless
-  // null, points at the Entry::slot of each pod that plan matches, in its order.
+  // null, points at the node slots (NamespacePodIndex::Entry::slot) of the pods that plan
+  // matches, in its order.
   // `serials[i]` is indexes[i]->serial(). With `namespaces` (sorted, unique), only the
   // positions of the namespaces it names; null: every namespace.
   template <typename Visit>
