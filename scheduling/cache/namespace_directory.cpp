@@ -66,32 +66,17 @@ std::vector<std::uint32_t> NamespaceDirectory::resolve(const labels::Selector& s
   return positions;
 }
 
-std::shared_ptr<const std::vector<std::uint32_t>> NamespaceDirectory::remembered(
-    const std::string& key) const {
-  std::lock_guard lock(memoMutex_);
-  auto it = memo_.find(key);
-  return it != memo_.end() ? it->second : nullptr;
-}
-
-std::size_t NamespaceDirectory::memoSize() const {
-  std::lock_guard lock(memoMutex_);
-  return memo_.size();
-}
+std::size_t NamespaceDirectory::memoSize() const { return memo_.size(); }
 
 void NamespaceDirectory::forEachMatching(
     const labels::Selector& selector,
     const std::function<void(const std::string& name)>& fn) const {
   std::string key = selector.key();
-  auto positions = remembered(key);
+  auto positions = memo_.find(key);
   if (!positions) {
-    // Resolved outside the lock: two threads may both resolve a new selector, and store
-    // the same answer.
+    // Two threads may both resolve a new selector; both store the same answer.
     positions = std::make_shared<const std::vector<std::uint32_t>>(resolve(selector));
-    std::lock_guard lock(memoMutex_);
-    // Forgetting everything at the bound keeps the memo simple; a cluster's workloads
-    // carry far fewer namespaceSelectors.
-    if (memo_.size() >= kMaxMemoEntries) memo_.clear();
-    memo_.insert_or_assign(std::move(key), positions);
+    memo_.store(std::move(key), positions);
   }
   for (std::uint32_t position : *positions) fn(byPosition_[position]->first);
 }

@@ -3,14 +3,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "scheduling/api/labels.hpp"
+#include "scheduling/cache/bounded_memo.hpp"
 #include "scheduling/labels/selector.hpp"
 
 namespace scheduling::cache {
@@ -56,15 +55,12 @@ class NamespaceDirectory {
   bool candidates(const labels::Selector& selector, std::vector<std::uint32_t>& out) const;
   // The positions of the namespaces `selector` matches, ascending.
   std::vector<std::uint32_t> resolve(const labels::Selector& selector) const;
-  std::shared_ptr<const std::vector<std::uint32_t>> remembered(const std::string& key) const;
 
   Labels namespaces_;
   std::vector<const Labels::value_type*> byPosition_;  // name order
   std::unordered_map<std::string_view, Key> keys_;
 
-  mutable std::mutex memoMutex_;
-  mutable std::unordered_map<std::string, std::shared_ptr<const std::vector<std::uint32_t>>>
-      memo_;  // by Selector::key()
+  mutable BoundedMemo<std::vector<std::uint32_t>> memo_{kMaxMemoEntries};  // by Selector::key()
 };
 
 }  // namespace scheduling::cache

@@ -16,10 +16,7 @@ void slotsOfMatches(const NamespacePodIndex& index, const NamespacePodIndex::Pla
 
 }  // namespace
 
-std::size_t SpanningSelectorMemo::size() const {
-  std::lock_guard lock(mutex_);
-  return entries_.size();
-}
+std::size_t SpanningSelectorMemo::size() const { return entries_.size(); }
 
 // The selector's key, then the namespaces, written out with a separator no namespace name
 // can hold (validation admits no '\2').
@@ -34,21 +31,6 @@ std::string SpanningSelectorMemo::keyOf(const labels::Selector& selector,
     }
   }
   return key;
-}
-
-std::shared_ptr<const SpanningSelectorMemo::Entry> SpanningSelectorMemo::find(
-    const std::string& key) const {
-  std::lock_guard lock(mutex_);
-  auto it = entries_.find(key);
-  return it != entries_.end() ? it->second : nullptr;
-}
-
-void SpanningSelectorMemo::store(std::string key, std::shared_ptr<const Entry> entry) {
-  std::lock_guard lock(mutex_);
-  // Forgetting everything at the bound keeps the memo simple; the terms a cluster's
-  // workloads carry are far fewer.
-  if (entries_.size() >= kMaxEntries && !entries_.contains(key)) entries_.clear();
-  entries_.insert_or_assign(std::move(key), std::move(entry));
 }
 
 template <typename Fill>

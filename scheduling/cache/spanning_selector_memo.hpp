@@ -4,12 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "scheduling/cache/bounded_memo.hpp"
 #include "scheduling/cache/namespace_pod_index.hpp"
 #include "scheduling/labels/selector.hpp"
 
@@ -78,8 +77,6 @@ class SpanningSelectorMemo {
 
   static std::string keyOf(const labels::Selector& selector,
                            const std::vector<std::string>* namespaces);
-  std::shared_ptr<const Entry> find(const std::string& key) const;
-  void store(std::string key, std::shared_ptr<const Entry> entry);
   // Appends the candidate to the entry and, while the entry keeps slots, its pods' slots:
   // fill(slots) appends them.
   template <typename Fill>
@@ -90,8 +87,7 @@ class SpanningSelectorMemo {
                                               std::span<const NamespacePodIndex* const> indexes,
                                               std::span<const std::uint64_t> serials);
 
-  mutable std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_ptr<const Entry>> entries_;
+  BoundedMemo<Entry> entries_{kMaxEntries};
 };
 
 template <typename Visit>
@@ -100,11 +96,11 @@ void SpanningSelectorMemo::forEachCandidate(const labels::Selector& selector,
                                             std::span<const NamespacePodIndex* const> indexes,
                                             std::span<const std::uint64_t> serials, Visit&& visit) {
   std::string key = keyOf(selector, namespaces);
-  std::shared_ptr<const Entry> entry = find(key);
+  std::shared_ptr<const Entry> entry = entries_.find(key);
   if (!entry ||
       !std::equal(serials.begin(), serials.end(), entry->serials.begin(), entry->serials.end())) {
     entry = refresh(entry.get(), selector, namespaces, indexes, serials);
-    store(std::move(key), entry);
+    entries_.store(std::move(key), entry);
   }
   for (const Candidate& c : entry->candidates) {
     const std::span<const std::uint32_t> slots =
