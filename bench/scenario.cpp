@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <map>
 #include <random>
@@ -12,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/equal_matches.hpp"
 #include "plugins/registry.hpp"
 #include "scheduling/api/json/extender_codec.hpp"
 #include "scheduling/config/configuration.hpp"
@@ -103,6 +105,16 @@ const std::string& Scenario::sampledNamesBody(std::size_t count) {
     body.append("\"").append(chosen[i]).append("\"");
   }
   body += all.substr(close);
+  return body;
+}
+
+const std::string& Scenario::equalMatchesBody(std::size_t count) {
+  std::string& body = equalMatchesBodies_[count];
+  if (body.empty()) {
+    EqualMatchesRequest request = equalMatchesRequest(sampledNamesBody(count), *snapshot());
+    std::cerr << name_ << " equal matches: " << request.description << "\n";
+    body = std::move(request.body);
+  }
   return body;
 }
 

@@ -44,6 +44,9 @@ class Scenario {
   // args-names.json with `count` of its names, a seeded random choice kept in node order, as
   // kube-scheduler sends a sample: the request whose cost should not grow with the cluster.
   const std::string& sampledNamesBody(std::size_t count);
+  // sampledNamesBody(count) with the pod's terms matching as many pods in every scenario
+  // (bench/equal_matches.hpp); which pods, on stderr when first made.
+  const std::string& equalMatchesBody(std::size_t count);
 
   // The cluster state file loaded into a Cache (published).
   const std::shared_ptr<scheduling::cache::Cache>& cache();
@@ -63,6 +66,7 @@ class Scenario {
   std::string namesBody_;
   std::string nodesBody_;
   std::map<std::size_t, std::string> sampledBodies_;
+  std::map<std::size_t, std::string> equalMatchesBodies_;
   std::shared_ptr<scheduling::cache::Cache> cache_;
   std::shared_ptr<scheduling::framework::runtime::Framework> framework_;
   std::unique_ptr<scheduling::api::ExtenderArgs> namesArgs_;

@@ -165,6 +165,30 @@ void registerSchedulerBenchmarks(const std::string& scenario) {
       prioritizeRequest(st, s, s.sampledNamesBody(count), true);
     });
   }
+  // The same sample with terms that match as many pods in every scenario: what is left of
+  // S5 / S4 here is the cluster's size itself (bench/equal_matches.hpp).
+  for (const std::size_t count : {std::size_t{2500}, std::size_t{500}}) {
+    const std::string suffix = "/" + scenario + "/equal-matches-" + std::to_string(count);
+    const auto request = [count](benchmark::State& st, Scenario& s) -> const std::string* {
+      try {
+        return &s.equalMatchesBody(count);
+      } catch (const std::runtime_error& e) {
+        st.SkipWithError(e.what());
+        return nullptr;
+      }
+    };
+    for (const bool cold : {false, true}) {
+      const std::string temperature = cold ? "/cold" : "";
+      add("FilterRequest" + suffix + temperature,
+          [request, cold](benchmark::State& st, Scenario& s) {
+            if (const std::string* body = request(st, s)) filterRequest(st, s, *body, cold);
+          });
+      add("PrioritizeRequest" + suffix + temperature,
+          [request, cold](benchmark::State& st, Scenario& s) {
+            if (const std::string* body = request(st, s)) prioritizeRequest(st, s, *body, cold);
+          });
+    }
+  }
   add("UnmatchedPod/" + scenario, [](benchmark::State& st, Scenario& s) { unmatchedPod(st, s); });
   add("BindingPolicy/" + scenario, [](benchmark::State& st, Scenario& s) { bindingPolicy(st, s); });
 }

@@ -1,0 +1,133 @@
+#include "bench/equal_matches.hpp"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+#include <tuple>
+#include <utility>
+
+namespace bench {
+
+namespace {
+
+struct Deployment {
+  std::string ns;
+  std::string hash;  // pod-template-hash
+  std::size_t pods = 0;
+  bool batch = false;
+  bool shop = false;  // its namespace is labelled team: shop
+};
+
+// The snapshot's Deployments (pods with a pod-template-hash), with their assigned pods.
+std::vector<Deployment> deploymentsOf(const scheduling::cache::Snapshot& snapshot) {
+  std::map<std::pair<std::string, std::string>, Deployment, std::less<>> byKey;
+  for (const auto* node : snapshot.nodeInfoList()) {
+    for (const auto& info : node->pods()) {
+      const auto& meta = info->pod().metadata;
+      const auto hash = meta.labels.get("pod-template-hash");
+      if (!hash) continue;
+      Deployment& d = byKey[{meta.ns, std::string(*hash)}];
+      if (d.pods++ == 0) {
+        d.ns = meta.ns;
+        d.hash = std::string(*hash);
+        d.batch = meta.labels.get("tier") == "batch";
+        d.shop = snapshot.namespaceLabels(meta.ns).get("team") == "shop";
+      }
+    }
+  }
+  std::vector<Deployment> all;
+  for (auto& [key, d] : byKey) all.push_back(std::move(d));
+  return all;
+}
+
+// The Deployment nearest `pods` pods among those `fits` accepts, the first in (namespace,
+// hash) order among equals.
+template <class Fits>
+const Deployment& nearest(const std::vector<Deployment>& all, std::size_t pods, Fits fits,
+                          std::string_view role) {
+  const Deployment* best = nullptr;
+  const auto distance = [&](const Deployment& d) {
+    return d.pods > pods ? d.pods - pods : pods - d.pods;
+  };
+  for (const Deployment& d : all) {
+    if (fits(d) && (best == nullptr || distance(d) < distance(*best))) best = &d;
+  }
+  if (best == nullptr) throw std::runtime_error("no Deployment for " + std::string(role));
+  return *best;
+}
+
+void selectDeployment(rapidjson::Value& term, const Deployment& d,
+                      rapidjson::Document::AllocatorType& alloc) {
+  rapidjson::Value labels(rapidjson::kObjectType);
+  labels.AddMember("pod-template-hash", rapidjson::Value(d.hash.c_str(), alloc), alloc);
+  rapidjson::Value selector(rapidjson::kObjectType);
+  selector.AddMember("matchLabels", labels, alloc);
+  term["labelSelector"] = selector;
+}
+
+}  // namespace
+
+EqualMatchesRequest equalMatchesRequest(const std::string& sampledBody,
+                                        const scheduling::cache::Snapshot& snapshot) {
+  const std::vector<Deployment> all = deploymentsOf(snapshot);
+  const Deployment& own = nearest(
+      all, 50, [](const Deployment& d) { return d.shop && !d.batch; }, "the pod's own");
+  const Deployment& peer = nearest(
+      all, 30, [&](const Deployment& d) { return d.shop && !d.batch && &d != &own; },
+      "the preferred affinity");
+  const Deployment& batch = nearest(
+      all, 20, [](const Deployment& d) { return d.batch; }, "the batch pods");
+
+  rapidjson::Document doc;
+  doc.Parse(sampledBody.c_str(), sampledBody.size());
+  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("Pod")) {
+    throw std::runtime_error("the sampled request is not ExtenderArgs");
+  }
+  auto& alloc = doc.GetAllocator();
+  rapidjson::Value& pod = doc["Pod"];
+  pod["metadata"]["namespace"].SetString(own.ns.c_str(), alloc);
+  pod["metadata"]["labels"]["workload-class"].SetString("standard", alloc);
+  // By namespace selector: none is the pod's own namespace, {} every namespace, else the
+  // shop's.
+  const auto retarget = [&](rapidjson::Value& term) {
+    if (!term.HasMember("namespaceSelector")) {
+      selectDeployment(term, own, alloc);
+    } else if (term["namespaceSelector"].ObjectEmpty()) {
+      selectDeployment(term, batch, alloc);
+    } else {
+      selectDeployment(term, peer, alloc);
+    }
+  };
+  rapidjson::Value& affinity = pod["spec"]["affinity"];
+  for (const char* kind : {"podAffinity", "podAntiAffinity"}) {
+    if (!affinity.HasMember(kind)) continue;
+    rapidjson::Value& terms = affinity[kind];
+    if (terms.HasMember("requiredDuringSchedulingIgnoredDuringExecution")) {
+      for (auto& term : terms["requiredDuringSchedulingIgnoredDuringExecution"].GetArray()) {
+        retarget(term);
+      }
+    }
+    if (terms.HasMember("preferredDuringSchedulingIgnoredDuringExecution")) {
+      for (auto& weighted : terms["preferredDuringSchedulingIgnoredDuringExecution"].GetArray()) {
+        retarget(weighted["podAffinityTerm"]);
+      }
+    }
+  }
+  rapidjson::StringBuffer out;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(out);
+  doc.Accept(writer);
+
+  const auto name = [](const Deployment& d) {
+    return d.ns + "/" + d.hash + " (" + std::to_string(d.pods) + " pods)";
+  };
+  return {out.GetString(),
+          "own " + name(own) + ", affinity " + name(peer) + ", spanning " + name(batch)};
+}
+
+}  // namespace bench
