@@ -92,7 +92,13 @@ EqualMatchesRequest equalMatchesRequest(const std::string& sampledBody,
   auto& alloc = doc.GetAllocator();
   rapidjson::Value& pod = doc["Pod"];
   pod["metadata"]["namespace"].SetString(own.ns.c_str(), alloc);
-  pod["metadata"]["labels"]["workload-class"].SetString("standard", alloc);
+  // Labels no existing term selects, so that the terms of existing pods add nothing either.
+  rapidjson::Value& labels = pod["metadata"]["labels"];
+  for (const char* key : {"app", "app.kubernetes.io/name"}) {
+    labels[key].SetString("equal-matches-probe", alloc);
+  }
+  labels["tier"].SetString("probe", alloc);
+  labels["workload-class"].SetString("standard", alloc);
   // By namespace selector: none is the pod's own namespace, {} every namespace, else the
   // shop's.
   const auto retarget = [&](rapidjson::Value& term) {

@@ -18,8 +18,10 @@ namespace bench {
 //     30 pods;
 //   - the spanning preferred anti-affinity's (namespaceSelector {}, by hostname): a batch
 //     Deployment, nearest 20 pods.
-// The pod's `workload-class` becomes `standard`, so that the batch pods' required
-// anti-affinity to latency-sensitive pods (thousands of pods at S5) no longer selects it.
+// The pod's labels become ones no existing term selects (`app: equal-matches-probe`, `tier:
+// probe`, `workload-class: standard`): the kit's pod is selected by the batch pods' required
+// anti-affinity (thousands of pods at S5) and by the terms of its namespace's workloads that
+// prefer it, which the chosen namespace may not have.
 struct EqualMatchesRequest {
   std::string body;
   // The Deployments chosen and their pods, for the benchmark's log.
