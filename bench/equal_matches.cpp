@@ -4,13 +4,12 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <cstdlib>
 #include <map>
-#include <optional>
 #include <stdexcept>
+#include <string>
 #include <string_view>
-#include <tuple>
 #include <utility>
+#include <vector>
 
 namespace bench {
 
@@ -26,23 +25,24 @@ struct Deployment {
 
 // The snapshot's Deployments (pods with a pod-template-hash), with their assigned pods.
 std::vector<Deployment> deploymentsOf(const scheduling::cache::Snapshot& snapshot) {
-  std::map<std::pair<std::string, std::string>, Deployment, std::less<>> byKey;
+  std::map<std::pair<std::string, std::string>, Deployment> byKey;  // by (namespace, hash)
   for (const auto* node : snapshot.nodeInfoList()) {
     for (const auto& info : node->pods()) {
       const auto& meta = info->pod().metadata;
       const auto hash = meta.labels.get("pod-template-hash");
       if (!hash) continue;
       Deployment& d = byKey[{meta.ns, std::string(*hash)}];
-      if (d.pods++ == 0) {
-        d.ns = meta.ns;
-        d.hash = std::string(*hash);
-        d.batch = meta.labels.get("tier") == "batch";
-        d.shop = snapshot.namespaceLabels(meta.ns).get("team") == "shop";
-      }
+      ++d.pods;
+      d.batch = meta.labels.get("tier") == "batch";
     }
   }
   std::vector<Deployment> all;
-  for (auto& [key, d] : byKey) all.push_back(std::move(d));
+  for (auto& [key, d] : byKey) {
+    d.ns = key.first;
+    d.hash = key.second;
+    d.shop = snapshot.namespaceLabels(d.ns).get("team") == "shop";
+    all.push_back(std::move(d));
+  }
   return all;
 }
 
@@ -50,7 +50,7 @@ std::vector<Deployment> deploymentsOf(const scheduling::cache::Snapshot& snapsho
 // hash) order among equals.
 template <class Fits>
 const Deployment& nearest(const std::vector<Deployment>& all, std::size_t pods, Fits fits,
-                          std::string_view role) {
+                          std::string_view wanted) {
   const Deployment* best = nullptr;
   const auto distance = [&](const Deployment& d) {
     return d.pods > pods ? d.pods - pods : pods - d.pods;
@@ -58,7 +58,7 @@ const Deployment& nearest(const std::vector<Deployment>& all, std::size_t pods, 
   for (const Deployment& d : all) {
     if (fits(d) && (best == nullptr || distance(d) < distance(*best))) best = &d;
   }
-  if (best == nullptr) throw std::runtime_error("no Deployment for " + std::string(role));
+  if (best == nullptr) throw std::runtime_error("the cluster has no " + std::string(wanted));
   return *best;
 }
 
@@ -77,28 +77,41 @@ EqualMatchesRequest equalMatchesRequest(const std::string& sampledBody,
                                         const scheduling::cache::Snapshot& snapshot) {
   const std::vector<Deployment> all = deploymentsOf(snapshot);
   const Deployment& own = nearest(
-      all, 50, [](const Deployment& d) { return d.shop && !d.batch; }, "the pod's own");
+      all, 50, [](const Deployment& d) { return d.shop && !d.batch; },
+      "Deployment in a `team: shop` namespace for the pod's own terms");
   const Deployment& peer = nearest(
       all, 30, [&](const Deployment& d) { return d.shop && !d.batch && &d != &own; },
-      "the preferred affinity");
+      "second Deployment in a `team: shop` namespace for the preferred affinity");
   const Deployment& batch = nearest(
-      all, 20, [](const Deployment& d) { return d.batch; }, "the batch pods");
+      all, 20, [](const Deployment& d) { return d.batch; },
+      "Deployment of `tier: batch` pods for the spanning term");
 
   rapidjson::Document doc;
   doc.Parse(sampledBody.c_str(), sampledBody.size());
-  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("Pod")) {
-    throw std::runtime_error("the sampled request is not ExtenderArgs");
+  // What is edited below must be there: rapidjson's operator[] does not check.
+  const auto has = [](const rapidjson::Value& v, const char* member) {
+    return v.IsObject() && v.HasMember(member);
+  };
+  if (doc.HasParseError() || !has(doc, "Pod") || !has(doc["Pod"], "metadata") ||
+      !has(doc["Pod"]["metadata"], "labels") || !has(doc["Pod"], "spec") ||
+      !has(doc["Pod"]["spec"], "affinity")) {
+    throw std::runtime_error(
+        "args-names.json: not ExtenderArgs with Pod.metadata.labels and Pod.spec.affinity");
   }
   auto& alloc = doc.GetAllocator();
   rapidjson::Value& pod = doc["Pod"];
-  pod["metadata"]["namespace"].SetString(own.ns.c_str(), alloc);
+  rapidjson::Value& metadata = pod["metadata"];
+  metadata.RemoveMember("namespace");
+  metadata.AddMember("namespace", rapidjson::Value(own.ns.c_str(), alloc), alloc);
   // Labels no existing term selects, so that the terms of existing pods add nothing either.
-  rapidjson::Value& labels = pod["metadata"]["labels"];
-  for (const char* key : {"app", "app.kubernetes.io/name"}) {
-    labels[key].SetString("equal-matches-probe", alloc);
+  rapidjson::Value& labels = metadata["labels"];
+  for (const auto& [key, value] :
+       {std::pair{"app", "equal-matches-probe"},
+        std::pair{"app.kubernetes.io/name", "equal-matches-probe"}, std::pair{"tier", "probe"},
+        std::pair{"workload-class", "standard"}}) {
+    labels.RemoveMember(key);
+    labels.AddMember(rapidjson::StringRef(key), rapidjson::StringRef(value), alloc);
   }
-  labels["tier"].SetString("probe", alloc);
-  labels["workload-class"].SetString("standard", alloc);
   // By namespace selector: none is the pod's own namespace, {} every namespace, else the
   // shop's.
   const auto retarget = [&](rapidjson::Value& term) {

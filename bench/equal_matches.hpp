@@ -29,7 +29,8 @@ struct EqualMatchesRequest {
 };
 
 // `sampledBody`: an args-names.json with its NodeNames sampled. Throws std::runtime_error
-// when the snapshot has no Deployment for one of the roles (a tiny scenario).
+// naming what is missing when the snapshot has no Deployment for one of the roles (a tiny
+// scenario) or the body no pod labels or affinity to edit.
 EqualMatchesRequest equalMatchesRequest(const std::string& sampledBody,
                                         const scheduling::cache::Snapshot& snapshot);
 
