@@ -166,13 +166,22 @@ BOOST_AUTO_TEST_CASE(AVisitorMayTakeOnlySomeKinds) {
 
 BOOST_AUTO_TEST_CASE(StreamsAcrossReadWindows) {
   // Well over the 64 KiB read window, with strings (kept and skipped, and an early
-  // member kept as text) cut by window edges wherever they fall.
+  // member kept as text) cut by window edges wherever they fall; the kept names' escapes
+  // too, as their plain runs are copied a window's bytes at a time.
   std::string items;
   const std::string filler(7000, 'x');
   constexpr int kPods = 400;
+  const auto escapedName = [](int i) {
+    return "pod-" + std::to_string(i) + "-" + std::string(i % 97, 'n') + R"(\"q\\\u00e9)" +
+           std::string(i % 23, 't');
+  };
+  const auto decodedName = [](int i) {
+    return "pod-" + std::to_string(i) + "-" + std::string(i % 97, 'n') + "\"q\\\xc3\xa9" +
+           std::string(i % 23, 't');
+  };
   for (int i = 0; i < kPods; ++i) {
     if (!items.empty()) items += ",";
-    const std::string name = "pod-" + std::to_string(i) + "-" + std::string(i % 97, 'n');
+    const std::string name = escapedName(i);
     const std::string metadata = R"({"name":")" + name + R"(","labels":{"i":")" +
                                  std::to_string(i) + R"("},"annotations":{"f":")" + filler +
                                  R"("}})";
@@ -189,7 +198,7 @@ BOOST_AUTO_TEST_CASE(StreamsAcrossReadWindows) {
   BOOST_TEST_REQUIRE(c.pods.size() == static_cast<std::size_t>(kPods));
   for (int i = 0; i < kPods; ++i) {
     const Pod& pod = c.pods[static_cast<std::size_t>(i)];
-    BOOST_TEST(pod.metadata.name == "pod-" + std::to_string(i) + "-" + std::string(i % 97, 'n'));
+    BOOST_TEST(pod.metadata.name == decodedName(i));
     BOOST_TEST((pod.metadata.labels == Labels{{"i", std::to_string(i)}}));
     BOOST_TEST(pod.spec.nodeName == "node-" + std::to_string(i % 7));
   }
@@ -215,6 +224,9 @@ BOOST_AUTO_TEST_CASE(ErrorsNameTheSourceAndThePath) {
              "state.json: invalid JSON at offset 24: Missing a name for object member.");
   BOOST_TEST(readError(R"({"items":[{"kind":"Node","status":{"x":[1,]}}]})") ==
              "state.json: invalid JSON at offset 42: Invalid value.");
+  // A raw control character ends a kept string's plain run: reported where it is.
+  BOOST_TEST(readError("{\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"name\":\"ab\x01\"}}]}") ==
+             "state.json: invalid JSON at offset 46: Invalid escape character in string.");
   BOOST_TEST(readError("") == "state.json: invalid JSON at offset 0: The document is empty.");
 }
 

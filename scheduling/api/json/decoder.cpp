@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "scheduling/api/decode_error.hpp"
+#include "scheduling/api/json/reader_string_copy.hpp"
 #include "scheduling/api/json/string_bytes.hpp"
 #include "scheduling/api/json/value_scanner.hpp"
 
