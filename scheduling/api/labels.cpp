@@ -28,7 +28,7 @@ void Labels::set(std::string_view key, std::string_view value) {
   Storage& storage = own();
   std::vector<char>& bytes = storage.bytes;
   std::vector<Slot>& slots = storage.slots;
-  if (slots.empty()) {
+  if (slots.capacity() == 0) {
     bytes.reserve(std::max(kInitialBytes, bytes.size() + key.size() + value.size()));
     slots.reserve(kInitialSlots);
   }
@@ -50,6 +50,12 @@ void Labels::set(std::string_view key, std::string_view value) {
   } else {
     slots.insert(slots.begin() + static_cast<std::ptrdiff_t>(i), slot);
   }
+}
+
+void Labels::reserve(std::size_t labels, std::size_t bytes) {
+  Storage& storage = own();
+  storage.slots.reserve(storage.slots.size() + labels);
+  storage.bytes.reserve(storage.bytes.size() + bytes);
 }
 
 void Labels::shrinkToFit() {

@@ -91,6 +91,10 @@ class Labels {
   // Inserts or overwrites; a later duplicate key wins, as Go's JSON decoder does for maps.
   void set(std::string_view key, std::string_view value);
 
+  // Room for `labels` more labels of `bytes` bytes of keys and values in all, when the
+  // decoder knows them before the first set(): the buffers then fit at once.
+  void reserve(std::size_t labels, std::size_t bytes);
+
   // Gives back the room left by growing: a decoded label set is kept as long as its object.
   void shrinkToFit();
 

@@ -235,7 +235,7 @@ void Decoder::push(const Schema* schema, void* target) {
 bool Decoder::takeWhole(const Route& route) {
   const Schema& schema = *route.field->schema;
   if (schema.take == nullptr || fastPaths_ == FastPaths::Off) return false;
-  const std::string_view rest = in_.restOfBody();
+  const std::string_view rest = schema.takeViews ? in_.restOfBody() : in_.bufferedAhead();
   if (rest.empty()) return false;
   const std::size_t taken = schema.take(rest, route.field->access(route.owner));
   if (taken == 0) return false;

@@ -129,7 +129,8 @@ constexpr Schema kNodeNames{.type = SchemaType::Array,
                             .add = &addNullNodeName,
                             .clear = &clearNodeNames,
                             .put = &putNodeName,
-                            .take = &takeNodeNames};
+                            .take = &takeNodeNames,
+                            .takeViews = true};
 
 constexpr Field kExtenderArgsFields[] = {
     podField<ExtenderArgs>(),

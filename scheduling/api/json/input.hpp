@@ -62,6 +62,15 @@ class Input {
     return {cur_, static_cast<std::size_t>(end_ - cur_)};
   }
 
+  // The bytes read and not yet decoded, from the read position to the end of what is held
+  // (the body's end, or the file's read window): empty in a stand-in and at the end. Unlike
+  // restOfBody, a file's bytes here are gone at the next window: what is decoded from them
+  // must copy them.
+  std::string_view bufferedAhead() const {
+    if (substituting_ || atEnd_) return {};
+    return {cur_, static_cast<std::size_t>(end_ - cur_)};
+  }
+
   // Whether reading has reached the end of the input: a decode that failed there may only
   // have run out of bytes.
   bool exhausted() const { return atEnd_; }

@@ -30,10 +30,27 @@ std::size_t takePlainLabels(std::string_view bytes, void* labels) {
   return readPlainStringMap(bytes, labels, &putLabel);
 }
 
-// Kept labels are shrunk once read, as finishLabels does after the decode event by event.
-std::size_t takeLabels(std::string_view bytes, void* labels) {
-  const std::size_t taken = takePlainLabels(bytes, labels);
-  if (taken > 0) static_cast<Labels*>(labels)->shrinkToFit();
+struct LabelsSize {
+  std::size_t labels = 0;
+  std::size_t bytes = 0;
+};
+
+void countLabel(void* size, std::string_view key, std::string_view value) {
+  auto& s = *static_cast<LabelsSize*>(size);
+  ++s.labels;
+  s.bytes += key.size() + value.size();
+}
+
+// Kept labels: measured first, so that they are stored at their size (no growing, no shrinking
+// after) and so that a map cut short (by a file's read window, an escape) is left untouched
+// for the decode event by event.
+std::size_t takeLabels(std::string_view bytes, void* target) {
+  LabelsSize size;
+  if (readPlainStringMap(bytes, &size, &countLabel) == 0) return 0;
+  auto& labels = *static_cast<Labels*>(target);
+  if (size.labels > 0) labels.reserve(size.labels, size.bytes);
+  const std::size_t taken = takePlainLabels(bytes, target);
+  labels.shrinkToFit();  // only merged maps (a repeated member) leave room here
   return taken;
 }
 

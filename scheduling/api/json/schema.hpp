@@ -62,13 +62,16 @@ struct Schema {
   void (*put)(void* container, std::string_view key, std::string_view value) = nullptr;
 
   // Any type, a fast path: decodes a member's whole value at once from the bytes that follow
-  // its name (`: <value>`, what Input::restOfBody holds, which the decoded value may view) into
-  // the Field's access(), and says how many bytes that took. It takes only values it is
-  // certain of: 0 leaves the bytes as they are for the ordinary decode, event by event, which
-  // then gives what it gives today, errors included. Whatever it takes, the ordinary decode
-  // would have decoded to the same. One that gives up part-way may leave in the target only
+  // its name (`: <value>`) into the Field's access(), and says how many bytes that took. It takes
+  // only values it is certain of: 0 leaves the bytes as they are for the ordinary decode, event by
+  // event, which then gives what it gives today, errors included. Whatever it takes, the ordinary
+  // decode would have decoded to the same. One that gives up part-way may leave in the target only
   // what the ordinary decode then writes again (a map's first entries, put again in order).
   std::size_t (*take)(std::string_view bytes, void* target) = nullptr;
+  // Whether what `take` decodes views the bytes it is given: then it is given only a request
+  // body (Input::restOfBody), which outlives the decoded value. One that copies is also given
+  // a file's read window (Input::bufferedAhead), and gives up where the value crosses its end.
+  bool takeViews = false;
 };
 
 // Matches JSON member names as encoding/json does for Go struct fields (ASCII letters only;
