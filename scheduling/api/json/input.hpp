@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string_view>
@@ -89,6 +90,7 @@ class Input {
 
   void nextWindow();
   void setEndOfInput(std::size_t offset);
+  void adviseReadAhead(std::size_t offset);
 
   const char* begin_ = nullptr;
   const char* cur_ = nullptr;
@@ -98,6 +100,9 @@ class Input {
   std::string_view body_;
   std::FILE* file_ = nullptr;
   std::unique_ptr<char[]> buffer_;
+  // How far the kernel has been asked to read the file ahead of the decoder; -1 for a stream
+  // that is not a file on disk (a pipe, memory).
+  std::int64_t advisedUntil_ = -1;
   bool atEnd_ = false;
   int readError_ = 0;
 
