@@ -77,7 +77,24 @@ def median_ms(port, verb, body, n, warmup):
     return statistics.median(times)
 
 
+def set_page_cache(path, state):
+    """Puts the cluster-state file in the page cache ("warm") or out of it ("cold"): a machine
+    with less free memory than the file, or one that reclaims cold pages, otherwise loads it
+    from disk in one run and from memory in the next."""
+    if state == "warm":
+        with open(path, "rb") as f:
+            while f.read(1 << 24):
+                pass
+    elif state == "cold":
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
 def measure(binary, scenario, args):
+    set_page_cache(os.path.join(scenario, "cluster.json"), args.page_cache)
     port = free_port()
     proc, ready = start(binary, scenario, port, args.extra)
     size = os.path.getsize(os.path.join(scenario, "cluster.json"))
@@ -102,6 +119,9 @@ def main():
     parser.add_argument("-n", type=int, default=15, help="timed requests (default 15)")
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--page-cache", choices=("as-is", "warm", "cold"), default="as-is",
+                        help="the cluster-state file in the page cache before each start: "
+                             "read first (warm), dropped from it (cold), or left (default)")
     parser.add_argument("--extra", nargs=argparse.REMAINDER, default=[],
                         help="further extender flags (last)")
     args = parser.parse_args()
