@@ -821,12 +821,61 @@ BOOST_AUTO_TEST_CASE(NodeNamesInBodiesCutAtEveryByte) {
   }
 }
 
+// Runs of members the decoder does not keep, which it steps over without the reader's events
+// while they follow at once with plain names; what is kept, and every error, as event by event.
+const std::string kPodWithUnknownMembers =
+    R"({"Pod":{"metadata":{"generateName":"g-","name":"p","resourceVersion":"1","uid":"u",)"
+    R"("annotations":{"a":"b"},"labels":{"app":"web"},"ownerReferences":[{"kind":"RS"}],)"
+    R"("namespace":"ns"},"spec":{"volumes":[{"name":"v","hostPath":{"path":"/"}}],)"
+    R"("nodeName":"n1","containers":[{"name":"c","args":["a","b"]}],"priority":5,)"
+    R"("tolerations":[]},"status":{"conditions":[{"type":"Ready"}],"phase":"Running",)"
+    R"("hostIP":"10.0.0.1"}},"x":1,"NodeNames":["n1"],"y":[]})";
+
+const NamedBody kUnknownMembersBodies[] = {
+    {"between kept ones", kPodWithUnknownMembers},
+    {"a kept one named in another case", podWithSpec(R"({"x":1,"y":2,"NODENAME":"n1"})")},
+    {"a kept one with an escaped name", podWithSpec(R"({"x":1,"node\u004eame":"n1","y":2})")},
+    {"an unknown one with an escaped name", podWithSpec(R"({"x":1,"y\"z":2,"nodeName":"n1"})")},
+    {"a space after the comma", podWithSpec(R"({"x":1, "y":2,"nodeName":"n1"})")},
+    {"a space before the colon", podWithSpec(R"({"x":1,"y" :2,"nodeName":"n1"})")},
+    {"last in the object", podWithSpec(R"({"nodeName":"n1","x":1,"y":{"z":[]}})")},
+    {"a kept one repeated after them", podWithSpec(R"({"nodeName":"a","x":1,"nodeName":"b"})")},
+    {"a kept one of the wrong type after them", podWithSpec(R"({"x":1,"y":2,"priority":"5"})")},
+    {"a malformed value in a later one", podWithSpec(R"({"x":1,"y":[1,],"nodeName":"n1"})")},
+    {"no colon after a later name", podWithSpec(R"({"x":1,"y" 2})")},
+    {"a later name not closed", podWithSpec(R"({"x":1,"y)")},
+    {"the body ends after a comma", podWithSpec(R"({"x":1,)")},
+    {"a control character in a later name", podWithSpec("{\"x\":1,\"y\x01\":2}")},
+    {"a NUL in a later name", podWithSpec(std::string("{\"x\":1,\"y") + '\0' + "\":2}")},
+};
+
+BOOST_DATA_TEST_CASE(UnknownMembersSteppedOverAgreeWithEventByEvent,
+                     boost::unit_test::data::make(kUnknownMembersBodies), c) {
+  BOOST_TEST(fastPathDifference(c.body) == "", c.name);
+}
+
+BOOST_AUTO_TEST_CASE(UnknownMembersSteppedOverKeepWhatFollows) {
+  const ExtenderArgs args = decodeExtenderArgs(kPodWithUnknownMembers);
+  BOOST_TEST(args.pod.metadata.name == "p");
+  BOOST_TEST(args.pod.metadata.uid == "u");
+  BOOST_TEST(args.pod.metadata.ns == "ns");
+  BOOST_TEST((args.pod.metadata.labels.get("app") == std::optional<std::string_view>("web")));
+  BOOST_TEST(args.pod.spec.nodeName == "n1");
+  BOOST_TEST(args.pod.priority() == 5);
+  BOOST_TEST(args.pod.status.phase == "Running");
+  BOOST_TEST((nodeNamesOf(args) == std::vector<std::string>{"n1"}));
+  BOOST_TEST(
+      decodeExtenderArgs(podWithSpec(R"({"x":1,"y":2,"NODENAME":"n1"})")).pod.spec.nodeName ==
+      "n1");
+}
+
 // Bodies changed at seeded random places by bytes that matter to the scans.
 BOOST_AUTO_TEST_CASE(FastPathsInMutatedBodies) {
   const std::string bases[] = {
       R"({"Pod":{"metadata":{"name":"p"}},"NodeNames":["node-a1", "n\u00e9","ip-10-16-19-137.ec2.internal"] ,"nodenames":null})",
       R"({"NodeNames":["a","0123456789abcdef0123456789"],"Pod":{},"Nodes":{"items":[{"metadata":{"name":"x"}}]}})",
       withLabels(R"({"app":"web","topology.kubernetes.io/zone":"us-east-1a", "x" : "\u00e9"})"),
+      kPodWithUnknownMembers,
   };
   const std::string bytes = std::string("\"\\,[]{}: \n\tnul0aA\x01\x7f\x80\xc3\xa9\xff") + '\0';
   std::mt19937 random(3);

@@ -232,6 +232,35 @@ void Decoder::push(const Schema* schema, void* target) {
 // A member whose schema has a fast path, given the bytes from here on (a request body only:
 // its value may view them), which it takes whole or leaves untouched. What it takes, RapidJSON
 // sees as the stand-in of a skipped value.
+Route Decoder::routeMember(const Frame& object, std::string_view key) const {
+  return object.schema->route != nullptr
+             ? object.schema->route(object.target, key)
+             : Route{findField(object.schema->fields, key), object.target};
+}
+
+void Decoder::skipUnknownMembersAhead(const Frame& object) {
+  if (fastPaths_ == FastPaths::Off) return;
+  // Most members of a listed Pod or Node are unknown here (containers, volumes, conditions...),
+  // and each cost the reader a key event, a stand-in and a null event around the scan of its
+  // value. The ones that follow at once, written compactly with a plain name (`,"name"`), are
+  // stepped over here instead: the reader sees one member where there were several, which it
+  // would have let the scanner step over in the same way, errors and offsets included. The
+  // first member it must see, or anything else, is left for it from its comma on.
+  for (;;) {
+    const std::string_view ahead = in_.bufferedAhead();
+    if (ahead.size() < 2 || ahead[0] != ',' || ahead[1] != '"') return;
+    const char* const name = ahead.data() + 2;
+    const char* const end = ahead.data() + ahead.size();
+    const char* const close = findStringSpecial(name, end);
+    if (close == end || *close != '"') return;
+    if (routeMember(object, {name, static_cast<std::size_t>(close - name)}).field != nullptr) {
+      return;
+    }
+    in_.seek(close + 1);
+    ValueScanner::skipMemberValue(in_, nullptr);
+  }
+}
+
 bool Decoder::takeWhole(const Route& route) {
   const Schema& schema = *route.field->schema;
   if (schema.take == nullptr || fastPaths_ == FastPaths::Off) return false;
@@ -322,19 +351,19 @@ bool Decoder::Key(const char* text, rapidjson::SizeType length, bool) {
     checkUtf8(key);
     return true;
   }
-  const Route route = top.schema->route != nullptr
-                          ? top.schema->route(top.target, key)
-                          : Route{findField(top.schema->fields, key), top.target};
+  const Route route = routeMember(top, key);
   if (route.field == nullptr || route.field->schema->type == SchemaType::Capture) {
     std::string* capture = route.field != nullptr
                                ? static_cast<std::string*>(route.field->access(route.owner))
                                : nullptr;
     ValueScanner::skipMemberValue(in_, capture);
+    skipUnknownMembersAhead(top);
     in_.substitute(kStandIn);
     standIn_ = true;
     return true;
   }
   if (takeWhole(route)) {
+    skipUnknownMembersAhead(top);
     in_.substitute(kStandIn);
     standIn_ = true;
     return true;

@@ -88,6 +88,8 @@ class Decoder {
 
   template <unsigned ParseFlags>
   void parse(const Field& root, void* owner);
+  Route routeMember(const Frame& object, std::string_view key) const;
+  void skipUnknownMembersAhead(const Frame& object);
   bool takeWhole(const Route& route);
   void checkUtf8(std::string_view text) const;
   [[noreturn]] bool mismatch() const;
