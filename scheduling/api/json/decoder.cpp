@@ -229,9 +229,7 @@ void Decoder::push(const Schema* schema, void* target) {
   ++depth_;
 }
 
-// A member whose schema has a fast path, given the bytes from here on (a request body only:
-// its value may view them), which it takes whole or leaves untouched. What it takes, RapidJSON
-// sees as the stand-in of a skipped value.
+// Where a member of the open object goes (Schema::route, else its fields), as Key() reads it.
 Route Decoder::routeMember(const Frame& object, std::string_view key) const {
   return object.schema->route != nullptr
              ? object.schema->route(object.target, key)
@@ -261,6 +259,9 @@ void Decoder::skipUnknownMembersAhead(const Frame& object) {
   }
 }
 
+// A member whose schema has a fast path, given the bytes from here on (the rest of a request
+// body when its value may view them, else the bytes buffered), which it takes whole or leaves
+// untouched. What it takes, RapidJSON sees as the stand-in of a skipped value.
 bool Decoder::takeWhole(const Route& route) {
   const Schema& schema = *route.field->schema;
   if (schema.take == nullptr || fastPaths_ == FastPaths::Off) return false;
