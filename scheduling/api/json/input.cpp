@@ -32,10 +32,8 @@ Input::Input(std::FILE* file) : file_(file), buffer_(new char[kFileWindow]) {
   begin_ = cur_ = end_ = buffer_.get();
   const int fd = fileno(file);
   struct stat status {};
-  if (fd >= 0 && fstat(fd, &status) == 0 && S_ISREG(status.st_mode)) {
-    advisedUntil_ = 0;
-    adviseReadAhead(0);
-  }
+  // nextWindow() gives the first advice, for the file's start.
+  if (fd >= 0 && fstat(fd, &status) == 0 && S_ISREG(status.st_mode)) advisedUntil_ = 0;
   nextWindow();
 }
 

@@ -59,8 +59,7 @@ class Input {
   // The request body from the read position on, while reading it (not a stand-in, not past its
   // end), so that views of it live as long as the body; empty otherwise, and for a file.
   std::string_view restOfBody() const {
-    if (body_.empty() || substituting_ || atEnd_) return {};
-    return {cur_, static_cast<std::size_t>(end_ - cur_)};
+    return body_.empty() ? std::string_view() : bufferedAhead();
   }
 
   // The bytes read and not yet decoded, from the read position to the end of what is held

@@ -50,7 +50,8 @@ std::size_t takeLabels(std::string_view bytes, void* target) {
   auto& labels = *static_cast<Labels*>(target);
   if (size.labels > 0) labels.reserve(size.labels, size.bytes);
   const std::size_t taken = takePlainLabels(bytes, target);
-  labels.shrinkToFit();  // only merged maps (a repeated member) leave room here
+  // Room is left only by a key repeated in the map, or a map merged into a set already read.
+  labels.shrinkToFit();
   return taken;
 }
 
