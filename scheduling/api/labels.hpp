@@ -114,6 +114,11 @@ class Labels {
   // A hash of the buffers' bytes: equal for sets decoded from the same JSON.
   std::size_t layoutHash() const;
 
+  // The buffers' identity: equal for sets that share them (copies, and the equal sets
+  // LabelsPool made share), different for any two non-empty sets alive at once that do not;
+  // null for an empty set. A walk over many pods does the work of each shared set once.
+  const void* bufferId() const { return storage_.get(); }
+
  private:
   friend class LabelsPool;
 

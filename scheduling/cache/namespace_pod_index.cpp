@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 
+#include "scheduling/api/labels.hpp"
 #include "scheduling/framework/string_table.hpp"
 
 namespace scheduling::cache {
@@ -31,33 +33,90 @@ It findRun(It first, It last, std::string_view label, std::uint64_t hash, RunOf 
   return last;
 }
 
+// The distinct labels of a namespace's pods, numbered: keys, and (key, value) pairs. The
+// replicas of a ReplicaSet share one label set (LabelsPool), so a set is numbered at its
+// first pod and its other pods reuse the numbers: hashing and comparing label bytes for
+// every pod's every label, then sorting all of them, was most of building the index of a
+// namespace, and a million pods' indexes are built before the extender is ready.
+class LabelNumbering {
+ public:
+  struct Pair {
+    std::uint32_t key;        // index into keys()
+    std::uint64_t valueHash;  // framework::hashString(value)
+    std::string_view value;
+  };
+  // A label set's pairs: setPairs()[first, first + size), in the set's key order.
+  struct Range {
+    std::uint32_t first;
+    std::uint32_t size;
+  };
+
+  Range number(const api::Labels& labels) {
+    if (labels.empty()) return {0, 0};
+    auto [set, inserted] = sets_.try_emplace(labels.bufferId());
+    if (!inserted) return set->second;
+    set->second = {static_cast<std::uint32_t>(setPairs_.size()),
+                   static_cast<std::uint32_t>(labels.size())};
+    for (const auto& [key, value] : labels) setPairs_.push_back(pairId(keyId(key), value));
+    return set->second;
+  }
+
+  std::span<const std::uint32_t> setPairs(Range range) const {
+    return std::span<const std::uint32_t>(setPairs_).subspan(range.first, range.size);
+  }
+  const std::vector<std::string_view>& keys() const { return keys_; }
+  const std::vector<Pair>& pairs() const { return pairs_; }
+
+ private:
+  std::uint32_t keyId(std::string_view key) {
+    auto [it, inserted] = keyIds_.try_emplace(key, static_cast<std::uint32_t>(keys_.size()));
+    if (inserted) keys_.push_back(key);
+    return it->second;
+  }
+
+  std::uint32_t pairId(std::uint32_t key, std::string_view value) {
+    const Pair pair{key, framework::hashString(value), value};
+    auto [it, inserted] = pairIds_.try_emplace(pair, static_cast<std::uint32_t>(pairs_.size()));
+    if (inserted) pairs_.push_back(pair);
+    return it->second;
+  }
+
+  struct PairHash {
+    std::size_t operator()(const Pair& p) const {
+      return p.valueHash ^ (p.key * 0x9e3779b97f4a7c15ULL);
+    }
+  };
+  struct PairEqual {
+    bool operator()(const Pair& a, const Pair& b) const {
+      return a.key == b.key && a.valueHash == b.valueHash && a.value == b.value;
+    }
+  };
+
+  std::unordered_map<const void*, Range> sets_;  // by Labels::bufferId()
+  std::vector<std::uint32_t> setPairs_;
+  std::unordered_map<std::string_view, std::uint32_t> keyIds_;
+  std::vector<std::string_view> keys_;
+  std::unordered_map<Pair, std::uint32_t, PairHash, PairEqual> pairIds_;
+  std::vector<Pair> pairs_;
+};
+
 }  // namespace
 
 NamespacePodIndex::NamespacePodIndex(std::string ns, std::vector<Entry> pods)
     : ns_(std::move(ns)), serial_(nextSerial()), pods_(std::move(pods)) {
-  // Keys are few and shared by most pods: number them once so the sort below compares
-  // integers instead of equal key strings.
-  std::unordered_map<std::string_view, std::uint32_t> keyIds;
-  std::vector<std::string_view> keyNames;
-  struct Posting {
-    std::uint32_t key;
-    std::uint32_t pod;
-    std::uint64_t valueHash;
-    std::string_view value;
-  };
-  std::size_t total = 0;
-  for (const Entry& e : pods_) total += e.pod->pod().metadata.labels.size();
-  std::vector<Posting> all;
-  all.reserve(total);
-  for (std::uint32_t i = 0; i < pods_.size(); ++i) {
-    for (const auto& [key, value] : pods_[i].pod->pod().metadata.labels) {
-      auto [it, inserted] = keyIds.try_emplace(key, static_cast<std::uint32_t>(keyNames.size()));
-      if (inserted) keyNames.push_back(key);
-      all.push_back({it->second, i, framework::hashString(value), value});
-    }
+  LabelNumbering numbering;
+  // Each pod's pairs, as a range of numbering.setPairs(), and how many pods have each pair.
+  std::vector<LabelNumbering::Range> podPairs;
+  podPairs.reserve(pods_.size());
+  for (const Entry& e : pods_) podPairs.push_back(numbering.number(e.pod->pod().metadata.labels));
+  std::vector<std::uint32_t> podsWithPair(numbering.pairs().size(), 0);
+  for (const LabelNumbering::Range& range : podPairs) {
+    for (const std::uint32_t pair : numbering.setPairs(range)) ++podsWithPair[pair];
   }
+
   // The keys are copied next to each other, so that findKey's final comparison reads this
   // index rather than some pod's labels.
+  std::vector<std::string_view> keyNames = numbering.keys();
   std::size_t keyBytes = 0;
   for (std::string_view key : keyNames) keyBytes += key.size();
   keyText_.reserve(keyBytes);
@@ -66,41 +125,54 @@ NamespacePodIndex::NamespacePodIndex(std::string ns, std::vector<Entry> pods)
     keyText_.append(key);
     key = std::string_view(keyText_).substr(at, key.size());
   }
-  // Renumber keys in (hash, key) order, which findKey's binary search needs.
+  // Runs in the order the binary searches need: keys by (hash, key), a key's values by
+  // (hash, value). Label bytes are compared only where hashes tie.
   std::vector<std::uint64_t> keyHashes(keyNames.size());
   for (std::uint32_t id = 0; id < keyNames.size(); ++id) {
     keyHashes[id] = framework::hashString(keyNames[id]);
   }
-  std::vector<std::uint32_t> order(keyNames.size());
-  for (std::uint32_t id = 0; id < order.size(); ++id) order[id] = id;
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return std::tie(keyHashes[a], keyNames[a]) < std::tie(keyHashes[b], keyNames[b]);
+  std::vector<std::uint32_t> keyRank(keyNames.size());
+  {
+    std::vector<std::uint32_t> order(keyNames.size());
+    for (std::uint32_t id = 0; id < order.size(); ++id) order[id] = id;
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return std::tie(keyHashes[a], keyNames[a]) < std::tie(keyHashes[b], keyNames[b]);
+    });
+    for (std::uint32_t r = 0; r < order.size(); ++r) keyRank[order[r]] = r;
+  }
+  const auto& pairs = numbering.pairs();
+  std::vector<std::uint32_t> pairOrder(pairs.size());
+  for (std::uint32_t id = 0; id < pairOrder.size(); ++id) pairOrder[id] = id;
+  std::sort(pairOrder.begin(), pairOrder.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return std::tie(keyRank[pairs[a].key], pairs[a].valueHash, pairs[a].value) <
+           std::tie(keyRank[pairs[b].key], pairs[b].valueHash, pairs[b].value);
   });
-  std::vector<std::uint32_t> rank(order.size());
-  for (std::uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
-  for (Posting& p : all) p.key = rank[p.key];
 
-  std::sort(all.begin(), all.end(), [](const Posting& a, const Posting& b) {
-    return std::tie(a.key, a.valueHash, a.value, a.pod) <
-           std::tie(b.key, b.valueHash, b.value, b.pod);
-  });
-
-  keys_.reserve(order.size());
-  postings_.reserve(all.size());
-  for (std::uint32_t i = 0; i < all.size(); ++i) {
-    postings_.push_back(all[i].pod);
-    if (keys_.size() != all[i].key + 1) {
-      const std::uint32_t id = order[all[i].key];
-      keys_.push_back(
-          {{keyNames[id], keyHashes[id], i, i}, static_cast<std::uint32_t>(valueRuns_.size()), 0});
+  // The runs, laid out from the counts; nextPosting[pair]: where its next pod goes.
+  std::vector<std::uint32_t> nextPosting(pairs.size());
+  std::uint32_t at = 0;
+  keys_.reserve(keyNames.size());
+  valueRuns_.reserve(pairs.size());
+  for (std::size_t i = 0; i < pairOrder.size(); ++i) {
+    const std::uint32_t id = pairOrder[i];
+    const LabelNumbering::Pair& pair = pairs[id];
+    if (i == 0 || pairs[pairOrder[i - 1]].key != pair.key) {
+      keys_.push_back({{keyNames[pair.key], keyHashes[pair.key], at, at},
+                       static_cast<std::uint32_t>(valueRuns_.size()),
+                       0});
     }
-    KeyRuns& key = keys_.back();
-    if (valueRuns_.size() == key.firstValue || valueRuns_.back().label != all[i].value) {
-      valueRuns_.push_back({all[i].value, all[i].valueHash, i, i});
+    nextPosting[id] = at;
+    at += podsWithPair[id];
+    valueRuns_.push_back({pair.value, pair.valueHash, nextPosting[id], at});
+    keys_.back().key.end = at;
+    keys_.back().lastValue = static_cast<std::uint32_t>(valueRuns_.size());
+  }
+  // Pods in index order within each run, as the walks visit them.
+  postings_.resize(at);
+  for (std::uint32_t i = 0; i < pods_.size(); ++i) {
+    for (const std::uint32_t pair : numbering.setPairs(podPairs[i])) {
+      postings_[nextPosting[pair]++] = i;
     }
-    ++key.key.end;
-    ++valueRuns_.back().end;
-    key.lastValue = static_cast<std::uint32_t>(valueRuns_.size());
   }
 
   fingerprints_.assign(std::bit_ceil(2 * (keys_.size() + valueRuns_.size()) + 1), 0);
