@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
-#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "test/testing/wrappers.hpp"
+#include "test/testing/namespace_pods.hpp"
 
 namespace scheduling::cache {
 namespace {
@@ -15,20 +14,12 @@ namespace {
 using labels::Operator;
 using labels::Requirement;
 using labels::Selector;
-using ::testing::MakePod;
+using ::testing::namespacePods;
 using Names = std::vector<std::string>;
 
-// An index over pods named p0, p1, … with these label sets. A set passed twice is one
-// object copied, so those pods share its buffers, as the replicas LabelsPool shares do.
+// An index over pods named p0, p1, … with these label sets, pod i on slot i.
 NamespacePodIndex indexOf(const std::vector<api::Labels>& podLabels) {
-  std::vector<NamespacePodIndex::Entry> entries;
-  for (std::size_t i = 0; i < podLabels.size(); ++i) {
-    const auto pod = MakePod().name("p" + std::to_string(i)).ns("ns").labels(podLabels[i]).obj();
-    entries.push_back(
-        {std::make_shared<const framework::PodInfo>(std::make_shared<const api::Pod>(pod)),
-         static_cast<std::uint32_t>(i)});
-  }
-  return NamespacePodIndex("ns", std::move(entries));
+  return NamespacePodIndex("ns", namespacePods("ns", "p", podLabels, 0));
 }
 
 // The pods the index visits, in its order.

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "test/testing/wrappers.hpp"
+#include "test/testing/namespace_pods.hpp"
 
 namespace scheduling::cache {
 namespace {
@@ -13,7 +13,7 @@ namespace {
 using labels::Operator;
 using labels::Requirement;
 using labels::Selector;
-using ::testing::MakePod;
+using ::testing::namespacePods;
 using Positions = std::vector<std::uint32_t>;
 using Slot = std::uint32_t;
 using Slots = std::vector<Slot>;
@@ -23,14 +23,8 @@ using Slots = std::vector<Slot>;
 std::shared_ptr<const NamespacePodIndex> index(const std::string& ns,
                                                const std::vector<api::Labels>& podLabels) {
   static std::uint32_t nextSlot = 0;
-  std::vector<NamespacePodIndex::Entry> entries;
-  int i = 0;
-  for (const auto& labels : podLabels) {
-    const auto pod = MakePod().name(ns + "-" + std::to_string(i++)).ns(ns).labels(labels).obj();
-    entries.push_back(
-        {std::make_shared<const framework::PodInfo>(std::make_shared<const api::Pod>(pod)),
-         nextSlot++});
-  }
+  auto entries = namespacePods(ns, ns + "-", podLabels, nextSlot);
+  nextSlot += static_cast<std::uint32_t>(podLabels.size());
   return std::make_shared<const NamespacePodIndex>(ns, std::move(entries));
 }
 
