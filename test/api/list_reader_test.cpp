@@ -64,18 +64,18 @@ std::string list(const std::string& items) {
          "]}";
 }
 
-const std::string kNode =
+const std::string kListedNode =
     R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"node-1","labels":{"zone":"z1"},)"
     R"("annotations":{"a":"b"}},"spec":{"podCIDR":"10.0.0.0/24","taints":[]},)"
     R"("status":{"phase":"Running","images":[{"names":["img"],"sizeBytes":1}]}})";
-const std::string kPod =
+const std::string kListedPod =
     R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1","namespace":"shop",)"
     R"("uid":"u1","labels":{"app":"web","version":"v1"}},"spec":{"nodeName":"node-1",)"
     R"("containers":[{"name":"c"}],"affinity":{"podAntiAffinity":{)"
     R"("requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":)"
     R"({"app":"web"}},"topologyKey":"kubernetes.io/hostname","matchLabelKeys":["version"]}]}}},)"
     R"("status":{"phase":"Running","nominatedNodeName":""}})";
-const std::string kNamespace =
+const std::string kListedNamespace =
     R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop","labels":)"
     R"({"team":"a"}},"spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}})";
 
@@ -108,7 +108,7 @@ std::string kindLast(const std::string& item, const std::string& kind) {
 BOOST_AUTO_TEST_SUITE(api_list_reader)
 
 BOOST_AUTO_TEST_CASE(ReadsNodesPodsAndNamespacesInFileOrder) {
-  const Collected c = read(list(kNode + "," + kPod + "," + kNamespace));
+  const Collected c = read(list(kListedNode + "," + kListedPod + "," + kListedNamespace));
   BOOST_TEST((c.order == std::vector<std::string>{"Node/node-1", "Pod/web-1", "Namespace/shop"}));
   BOOST_TEST_REQUIRE(c.nodes.size() == 1u);
   BOOST_TEST((c.nodes[0].labels == Labels{{"zone", "z1"}}));
@@ -119,8 +119,8 @@ BOOST_AUTO_TEST_CASE(ReadsNodesPodsAndNamespacesInFileOrder) {
 }
 
 BOOST_AUTO_TEST_CASE(KindAfterTheObjectMembers) {
-  const Collected c = read(list(kindLast(kNode, "Node") + "," + kindLast(kPod, "Pod") + "," +
-                                kindLast(kNamespace, "Namespace")));
+  const Collected c = read(list(kindLast(kListedNode, "Node") + "," + kindLast(kListedPod, "Pod") +
+                                "," + kindLast(kListedNamespace, "Namespace")));
   BOOST_TEST((c.order == std::vector<std::string>{"Node/node-1", "Pod/web-1", "Namespace/shop"}));
   BOOST_TEST_REQUIRE(c.nodes.size() == 1u);
   BOOST_TEST((c.nodes[0].labels == Labels{{"zone", "z1"}}));
@@ -145,7 +145,7 @@ BOOST_AUTO_TEST_CASE(SkipsOtherKinds) {
   const Collected c = read(
       list(R"({"kind":"ConfigMap","metadata":{"name":"cm","labels":"x"},"data":{"a":"b"}},)"
            R"({"metadata":{"name":"weird","labels":[1]},"spec":{"affinity":7},"kind":"Widget"},)" +
-           kNode + R"(,{"kind":"pod","metadata":{"name":"lowercase kind"}})"));
+           kListedNode + R"(,{"kind":"pod","metadata":{"name":"lowercase kind"}})"));
   BOOST_TEST((c.order == std::vector<std::string>{"Node/node-1"}));
 }
 
@@ -159,7 +159,7 @@ BOOST_AUTO_TEST_CASE(AVisitorMayTakeOnlySomeKinds) {
   ListVisitor visitor;
   std::vector<std::string> nodes;
   visitor.node = [&](Node&& n) { nodes.push_back(n.name); };
-  File file = fileWith(list(kPod + "," + kNode + "," + kNamespace));
+  File file = fileWith(list(kListedPod + "," + kListedNode + "," + kListedNamespace));
   readList(file.get(), "state.json", visitor);
   BOOST_TEST((nodes == std::vector<std::string>{"node-1"}));
 }
@@ -242,13 +242,13 @@ BOOST_AUTO_TEST_CASE(LabelsCutByAReadWindowAreStoredAsWhole) {
 BOOST_AUTO_TEST_CASE(ErrorsNameTheSourceAndThePath) {
   BOOST_TEST(readError(list(R"({"metadata":{"name":"x"}})")) ==
              "state.json: items[0].kind: missing");
-  BOOST_TEST(readError(list(kNode + R"(,{"kind":null,"metadata":{}})")) ==
+  BOOST_TEST(readError(list(kListedNode + R"(,{"kind":null,"metadata":{}})")) ==
              "state.json: items[1].kind: missing");
   BOOST_TEST(readError(list(R"({"kind":5})")) == "state.json: items[0].kind: expected a string");
   BOOST_TEST(readError(list(R"({"kind":"Pod","metadata":{"labels":5}})")) ==
              "state.json: items[0].metadata.labels: expected an object of strings");
   // The same fault in a member read before the kind was known.
-  BOOST_TEST(readError(list(kNode + R"(,{"metadata":{"labels":5},"kind":"Pod"})")) ==
+  BOOST_TEST(readError(list(kListedNode + R"(,{"metadata":{"labels":5},"kind":"Pod"})")) ==
              "state.json: items[1].metadata.labels: expected an object of strings");
   BOOST_TEST(readError(list(R"({"spec":{"priority":"high"},"kind":"Pod"})")) ==
              "state.json: items[0].spec.priority: expected a 32-bit integer");

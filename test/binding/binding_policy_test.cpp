@@ -15,7 +15,7 @@ using ::testing::kRequiredReq;
 using ::testing::MakeNode;
 using ::testing::MakePod;
 
-constexpr const char* kHostname = "kubernetes.io/hostname";
+using ::testing::kHostname;
 
 // Two nodes; a web replica on n1, a pod nominated to n2 and one assumed on n2.
 struct Fixture {

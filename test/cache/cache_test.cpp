@@ -19,8 +19,8 @@ using ::testing::makeNamespace;
 using ::testing::MakeNode;
 using ::testing::MakePod;
 
-constexpr const char* kZone = "topology.kubernetes.io/zone";
-constexpr const char* kHostname = "kubernetes.io/hostname";
+using ::testing::kHostname;
+using ::testing::kZone;
 
 // Every pod with label app=<anything>, in its own namespace: what the cache holds for it.
 framework::AffinityTerm anyAppIn(std::vector<std::string> namespaces) {
@@ -54,7 +54,8 @@ std::vector<std::string> nominatedNames(const Snapshot& snapshot, std::string_vi
 }
 
 // "pod@node" for every pod the term matches.
-std::vector<std::string> matching(const Snapshot& snapshot, const framework::AffinityTerm& term) {
+std::vector<std::string> podsMatching(const Snapshot& snapshot,
+                                      const framework::AffinityTerm& term) {
   std::vector<std::string> out;
   snapshot.forEachPodMatching(term, [&](const framework::PodInfo& pod, framework::NodeSlot slot) {
     out.push_back(pod.pod().metadata.name + "@" + snapshot.nodeInfoAt(slot)->name());
@@ -98,7 +99,7 @@ BOOST_AUTO_TEST_CASE(pods_added_before_their_node) {
   // The ghost node is not in the snapshot, and neither are its pods.
   BOOST_TEST(before->nodeInfoList().empty());
   BOOST_TEST(before->getNodeInfo("n1") == nullptr);
-  BOOST_TEST(matching(*before, anyAppIn({"ns"})).empty());
+  BOOST_TEST(podsMatching(*before, anyAppIn({"ns"})).empty());
   BOOST_TEST(cache.numNodes() == 0u);
   BOOST_TEST(cache.numAssignedPods() == 1u);
 
@@ -106,7 +107,7 @@ BOOST_AUTO_TEST_CASE(pods_added_before_their_node) {
   cache.publish();
   auto after = cache.snapshot();
   BOOST_TEST((podsByNode(*after) == Pods{{"n1", {"p1"}}}));
-  BOOST_TEST((matching(*after, anyAppIn({"ns"})) == Strings{"p1@n1"}));
+  BOOST_TEST((podsMatching(*after, anyAppIn({"ns"})) == Strings{"p1@n1"}));
   BOOST_TEST(cache.numNodes() == 1u);
 }
 
@@ -126,7 +127,7 @@ BOOST_AUTO_TEST_CASE(node_deleted_while_pods_remain_then_pods_deleted) {
   cache.publish();
   auto ghost = cache.snapshot();
   BOOST_TEST(ghost->nodeInfoList().empty());
-  BOOST_TEST(matching(*ghost, anyAppIn({"ns"})).empty());
+  BOOST_TEST(podsMatching(*ghost, anyAppIn({"ns"})).empty());
   BOOST_TEST(antiTermCounts(*ghost).empty());
   BOOST_TEST(cache.numNodes() == 0u);
   BOOST_TEST(cache.numAssignedPods() == 2u);
@@ -149,7 +150,7 @@ BOOST_AUTO_TEST_CASE(node_back_while_ghost_keeps_its_pods) {
   cache.publish();
   auto snapshot = cache.snapshot();
   BOOST_TEST((podsByNode(*snapshot) == Pods{{"n1", {"p1"}}}));
-  BOOST_TEST((matching(*snapshot, anyAppIn({"ns"})) == Strings{"p1@n1"}));
+  BOOST_TEST((podsMatching(*snapshot, anyAppIn({"ns"})) == Strings{"p1@n1"}));
   BOOST_TEST(*snapshot->getNodeInfo("n1")->labels().get(kZone) == "z1");
 }
 
@@ -164,7 +165,7 @@ BOOST_AUTO_TEST_CASE(pod_moved_between_nodes) {
   cache.publish();
   auto snapshot = cache.snapshot();
   BOOST_TEST((podsByNode(*snapshot) == Pods{{"n1", {}}, {"n2", {"p1"}}}));
-  BOOST_TEST((matching(*snapshot, anyAppIn({"ns"})) == Strings{"p1@n2"}));
+  BOOST_TEST((podsMatching(*snapshot, anyAppIn({"ns"})) == Strings{"p1@n2"}));
   BOOST_TEST((antiTermCounts(*snapshot) == std::map<std::string, std::int64_t>{{"n2", 1}}));
   BOOST_TEST((nodeNames(snapshot->havePodsWithRequiredAntiAffinityList()) == Strings{"n2"}));
   BOOST_TEST(cache.numAssignedPods() == 1u);
@@ -387,7 +388,7 @@ BOOST_AUTO_TEST_CASE(old_snapshots_unchanged_after_further_mutations) {
   auto check = [&] {
     BOOST_TEST((podsByNode(*old) == Pods{{"n1", {"p1"}}, {"n2", {"p2"}}}));
     BOOST_TEST((nodeNames(old->nodeInfoList()) == Strings{"n1", "n2"}));
-    BOOST_TEST((matching(*old, anyAppIn({"ns"})) == Strings{"p1@n1", "p2@n2"}));
+    BOOST_TEST((podsMatching(*old, anyAppIn({"ns"})) == Strings{"p1@n1", "p2@n2"}));
     BOOST_TEST((antiTermCounts(*old) == std::map<std::string, std::int64_t>{{"n1", 1}}));
     BOOST_TEST((nominatedNames(*old, "n2") == Strings{"p3"}));
     BOOST_TEST((old->namespaceLabels("ns") == api::Labels{{"team", "a"}}));
@@ -408,7 +409,7 @@ BOOST_AUTO_TEST_CASE(old_snapshots_unchanged_after_further_mutations) {
 
   auto now = cache.snapshot();
   BOOST_TEST((podsByNode(*now) == Pods{{"n1", {"p4", "p3"}}, {"n3", {"p1"}}}));
-  BOOST_TEST((matching(*now, anyAppIn({"ns"})) == Strings{"p1@n3", "p4@n1"}));
+  BOOST_TEST((podsMatching(*now, anyAppIn({"ns"})) == Strings{"p1@n3", "p4@n1"}));
   BOOST_TEST(antiTermCounts(*now).empty());
 }
 
@@ -428,7 +429,7 @@ BOOST_AUTO_TEST_CASE(many_namespaces_indexed_at_once) {
   cache.publish();
   const auto first = cache.snapshot();
   for (int i : {0, 150, kNamespaces - 1}) {
-    BOOST_TEST((matching(*first, anyAppIn({ns(i)})) ==
+    BOOST_TEST((podsMatching(*first, anyAppIn({ns(i)})) ==
                 Strings{ns(i) + "-p0@n1", ns(i) + "-p1@n1", ns(i) + "-p2@n1"}));
   }
   // Every namespace loses two pods of three, which is past any overlay's bound.
@@ -439,8 +440,8 @@ BOOST_AUTO_TEST_CASE(many_namespaces_indexed_at_once) {
   cache.publish();
   const auto second = cache.snapshot();
   for (int i : {0, 150, kNamespaces - 1}) {
-    BOOST_TEST((matching(*second, anyAppIn({ns(i)})) == Strings{ns(i) + "-p1@n1"}));
-    BOOST_TEST(matching(*first, anyAppIn({ns(i)})).size() == 3u);
+    BOOST_TEST((podsMatching(*second, anyAppIn({ns(i)})) == Strings{ns(i) + "-p1@n1"}));
+    BOOST_TEST(podsMatching(*first, anyAppIn({ns(i)})).size() == 3u);
   }
 }
 
@@ -530,7 +531,7 @@ BOOST_AUTO_TEST_CASE(concurrent_readers_see_whole_snapshots) {
     while (!done.load()) {
       auto snapshot = cache.snapshot();
       const std::size_t pods = snapshot->getNodeInfo("n1")->pods().size();
-      const std::size_t matched = matching(*snapshot, anyAppIn({"ns"})).size();
+      const std::size_t matched = podsMatching(*snapshot, anyAppIn({"ns"})).size();
       const auto anti = antiTermCounts(*snapshot);
       const std::int64_t terms = anti.empty() ? 0 : anti.at("n1");
       ok = ok && pods >= last && matched == pods && terms == static_cast<std::int64_t>(pods);

@@ -19,7 +19,7 @@ using ::testing::kRequiredReq;
 using ::testing::MakeNode;
 using ::testing::MakePod;
 
-constexpr const char* kHostname = "kubernetes.io/hostname";
+using ::testing::kHostname;
 constexpr std::size_t kAnti = static_cast<std::size_t>(TermKind::RequiredAntiAffinity);
 
 std::shared_ptr<const NodeInfo> nodeInfo(const char* name) {

@@ -36,7 +36,7 @@ Strings testingEach(const NamespaceDirectory& directory, const Selector& selecto
   return out;
 }
 
-struct Case {
+struct DirectoryCase {
   const char* name;
   Selector selector;
   Strings want;
@@ -45,7 +45,7 @@ struct Case {
 BOOST_AUTO_TEST_CASE(a_namespace_selector_resolves_to_the_namespaces_its_labels_admit) {
   const NamespaceDirectory directory(cluster());
   const auto of = [](std::vector<Requirement> r) { return Selector::of(std::move(r)); };
-  const Case cases[] = {
+  const DirectoryCase cases[] = {
       {"one value", of({{"team", Operator::In, {"shop"}}}), {"shop-dev", "shop-prod"}},
       {"two values, in name order",
        of({{"team", Operator::In, {"batch", "shop"}}}),

@@ -35,7 +35,7 @@ Selector selectorOf(std::vector<Requirement> requirements) {
   return Selector::of(std::move(requirements));
 }
 
-struct Case {
+struct IndexCase {
   const char* name;
   Selector selector;
   Names want;
@@ -51,7 +51,7 @@ BOOST_AUTO_TEST_CASE(shared_copied_and_equal_label_sets_index_alike) {
   const api::Labels db{{"app", "db"}, {"tier", "back"}, {"disk", "ssd"}};
   const NamespacePodIndex index = indexOf({web, db, web, equalToWeb, web, {}});
 
-  const std::vector<Case> cases = {
+  const std::vector<IndexCase> cases = {
       {"a value of shared and equal sets",
        selectorOf({{"app", Operator::In, {"web"}}}),
        {"p0", "p2", "p3", "p4"}},
@@ -72,7 +72,7 @@ BOOST_AUTO_TEST_CASE(shared_copied_and_equal_label_sets_index_alike) {
       {"everything", Selector::everything(), {"p0", "p1", "p2", "p3", "p4", "p5"}},
       {"nothing", Selector::nothing(), {}},
   };
-  for (const Case& c : cases) {
+  for (const IndexCase& c : cases) {
     BOOST_TEST_CONTEXT(c.name) {
       Names got = visited(index, c.selector);
       std::sort(got.begin(), got.end());  // the order of runs follows their hashes

@@ -15,7 +15,7 @@ using ::testing::MakeNode;
 using Tree = std::map<std::string, std::vector<std::string>>;
 
 constexpr const char* kRegion = "topology.kubernetes.io/region";
-constexpr const char* kZone = "topology.kubernetes.io/zone";
+using ::testing::kZone;
 constexpr const char* kBetaRegion = "failure-domain.beta.kubernetes.io/region";
 constexpr const char* kBetaZone = "failure-domain.beta.kubernetes.io/zone";
 

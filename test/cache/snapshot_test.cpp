@@ -22,8 +22,8 @@ using ::testing::MakeNode;
 using ::testing::MakePod;
 using Strings = std::vector<std::string>;
 
-constexpr const char* kHostname = "kubernetes.io/hostname";
-constexpr const char* kZone = "topology.kubernetes.io/zone";
+using ::testing::kHostname;
+using ::testing::kZone;
 
 AffinityTerm term(Selector selector, Strings namespaces,
                   Selector namespaceSelector = Selector::nothing()) {

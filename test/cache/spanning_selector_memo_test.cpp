@@ -119,7 +119,7 @@ Selector in(std::string key, std::vector<std::string> values) {
   return Selector::of({Requirement{std::move(key), Operator::In, std::move(values)}});
 }
 
-struct Case {
+struct MemoCase {
   const char* name;
   Selector selector;
   Positions want;
@@ -128,7 +128,7 @@ struct Case {
 BOOST_AUTO_TEST_SUITE(spanning_selector_memo)
 
 BOOST_AUTO_TEST_CASE(candidates_are_the_namespaces_that_may_match) {
-  const std::vector<Case> cases = {
+  const std::vector<MemoCase> cases = {
       {"a value some namespaces hold", in("tier", {"batch"}), {0, 2}},
       {"one of several values", in("tier", {"web", "none"}), {0}},
       {"a value none holds", in("tier", {"none"}), {}},

@@ -11,7 +11,7 @@ scheduling::api::Node node(const std::string& name) {
   return object;
 }
 
-struct Fixture {
+struct ThrottleFixture {
   boost::asio::io_context io;
   scheduling::cache::Cache cache;
   scheduling::informers::PublishThrottle throttle{io.get_executor(), cache,
@@ -22,7 +22,7 @@ struct Fixture {
 
 using namespace publish_throttle_test;
 
-BOOST_FIXTURE_TEST_SUITE(publish_throttle, Fixture)
+BOOST_FIXTURE_TEST_SUITE(publish_throttle, ThrottleFixture)
 
 // Changes are published from the executor, never within the call that reports them, and a
 // burst of them costs one snapshot.

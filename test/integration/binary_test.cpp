@@ -11,7 +11,7 @@
 
 namespace {
 
-const std::string kExamples = std::string(SX_SOURCE_DIR) + "/examples/";
+const std::string kExamplesDir = std::string(SX_SOURCE_DIR) + "/examples/";
 
 struct StartupErrorCase {
   std::string name;
@@ -33,21 +33,21 @@ const std::vector<StartupErrorCase> kStartupErrors = {
      1,
      "--cluster-state /nonexistent/cluster.json: "},
     {"missing config file",
-     {"--cluster-state", kExamples + "cluster-state.json", "--config", "/nonexistent.yaml",
+     {"--cluster-state", kExamplesDir + "cluster-state.json", "--config", "/nonexistent.yaml",
       "--listen", "127.0.0.1:0"},
      1,
      "--config /nonexistent.yaml: cannot read configuration file /nonexistent.yaml"},
     {"unreadable certificate is named",
-     {"--cluster-state", kExamples + "cluster-state.json", "--tls-cert-file", "/nonexistent.crt",
+     {"--cluster-state", kExamplesDir + "cluster-state.json", "--tls-cert-file", "/nonexistent.crt",
       "--tls-private-key-file", "/nonexistent.key"},
      1,
      "--tls-cert-file /nonexistent.crt: "},
     {"unusable listen address is named",
-     {"--cluster-state", kExamples + "cluster-state.json", "--listen", "203.0.113.7:80"},
+     {"--cluster-state", kExamplesDir + "cluster-state.json", "--listen", "203.0.113.7:80"},
      1,
      "--listen 203.0.113.7:80: "},
     {"unusable metrics address is named",
-     {"--cluster-state", kExamples + "cluster-state.json", "--listen", "127.0.0.1:0",
+     {"--cluster-state", kExamplesDir + "cluster-state.json", "--listen", "127.0.0.1:0",
       "--metrics-listen", "203.0.113.7:80"},
      1,
      "--metrics-listen 203.0.113.7:80: "},
@@ -85,7 +85,8 @@ BOOST_AUTO_TEST_CASE(json_logs_are_one_object_per_line) {
 }
 
 BOOST_AUTO_TEST_CASE(check_config_accepts_the_example_and_names_a_bad_field) {
-  const auto good = testing::runBinary({"--check-config", "--config", kExamples + "config.yaml"});
+  const auto good =
+      testing::runBinary({"--check-config", "--config", kExamplesDir + "config.yaml"});
   BOOST_TEST(good.exitCode == 0);
   BOOST_TEST(good.out ==
              "configuration OK: filter [InterPodAffinity] score [InterPodAffinity:2 PodState:1] "
@@ -101,8 +102,8 @@ BOOST_AUTO_TEST_CASE(check_config_accepts_the_example_and_names_a_bad_field) {
 }
 
 BOOST_AUTO_TEST_CASE(serves_the_example_cluster_and_drains_on_sigterm) {
-  testing::ServerProcess process(
-      {"--cluster-state", kExamples + "cluster-state.json", "--config", kExamples + "config.yaml"});
+  testing::ServerProcess process({"--cluster-state", kExamplesDir + "cluster-state.json",
+                                  "--config", kExamplesDir + "config.yaml"});
   {
     testing::HttpClient client(process.port());
     BOOST_TEST(client.get("/readyz").status == 200u);
@@ -121,7 +122,7 @@ BOOST_AUTO_TEST_CASE(serves_the_example_cluster_and_drains_on_sigterm) {
 // other, each refusing the other's endpoints with a pointer to where they are.
 BOOST_AUTO_TEST_CASE(metrics_listen_splits_the_endpoints_between_two_ports) {
   testing::ServerProcess process(
-      {"--cluster-state", kExamples + "cluster-state.json", "--metrics-listen", "127.0.0.1:0"});
+      {"--cluster-state", kExamplesDir + "cluster-state.json", "--metrics-listen", "127.0.0.1:0"});
   BOOST_TEST_REQUIRE(process.metricsPort() != 0, process.log());
   BOOST_TEST(process.metricsPort() != process.port());
   testing::HttpClient scheduling(process.port());
@@ -146,7 +147,7 @@ BOOST_AUTO_TEST_CASE(metrics_listen_splits_the_endpoints_between_two_ports) {
 // says the flag does nothing now.
 BOOST_AUTO_TEST_CASE(the_deprecated_assumed_pod_ttl_starts_with_a_warning) {
   testing::ServerProcess process(
-      {"--cluster-state", kExamples + "cluster-state.json", "--assumed-pod-ttl=30s"});
+      {"--cluster-state", kExamplesDir + "cluster-state.json", "--assumed-pod-ttl=30s"});
   BOOST_TEST(process.stop(SIGTERM) == 0);
   BOOST_TEST(process.log().find("--assumed-pod-ttl is deprecated and has no effect") !=
              std::string::npos);
@@ -155,8 +156,8 @@ BOOST_AUTO_TEST_CASE(the_deprecated_assumed_pod_ttl_starts_with_a_warning) {
 // SIGTERM while clients keep four connections busy: every request the server read is
 // answered (200) before it exits 0; clients only ever see connections closed between answers.
 BOOST_AUTO_TEST_CASE(sigterm_under_load_answers_every_request_it_read) {
-  testing::ServerProcess process(
-      {"--cluster-state", kExamples + "cluster-state.json", "--config", kExamples + "config.yaml"});
+  testing::ServerProcess process({"--cluster-state", kExamplesDir + "cluster-state.json",
+                                  "--config", kExamplesDir + "config.yaml"});
   const std::string body = testing::readSourceFile("examples/requests/prioritize-names.json");
   std::atomic<int> answered{0};
   std::atomic<int> failed{0};

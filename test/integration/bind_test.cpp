@@ -20,12 +20,13 @@
 
 #include "test/testing/burst_cluster.hpp"
 #include "test/testing/http_client.hpp"
+#include "test/testing/wrappers.hpp"
 
 namespace bind_test {
 
 using namespace std::chrono_literals;
-constexpr const char* kHostname = "kubernetes.io/hostname";
-constexpr const char* kZone = "topology.kubernetes.io/zone";
+using ::testing::kHostname;
+using ::testing::kZone;
 
 // The Error of an ExtenderBindingResult.
 std::string bindError(const std::string& body) {

@@ -6,7 +6,6 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cctype>
-#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -14,19 +13,14 @@
 #include "test/manifests/chart_render.hpp"
 #include "test/manifests/manifest_set.hpp"
 #include "test/manifests/scenario.hpp"
+#include "test/testing/files.hpp"
 
 namespace manifests {
 namespace {
 
 namespace data = boost::unit_test::data;
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  BOOST_TEST_REQUIRE(static_cast<bool>(in), "cannot read " << path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using ::testing::readFile;
 
 ManifestSet renderSets(const std::vector<std::string>& sets) {
   const auto result = renderChart({Scenario::kRelease, Scenario::kNamespace, {}, sets});

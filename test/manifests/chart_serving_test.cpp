@@ -24,8 +24,6 @@ namespace {
 
 namespace data = boost::unit_test::data;
 
-const std::vector<std::string> kScenarios = ciScenarios();
-
 // The binary's arguments for a container's: each mounted file replaced by a stand-in, the
 // listen address left to ServerProcess (loopback, a free port), the metrics listener on
 // loopback and a free port too, the cluster from a file.
@@ -95,7 +93,8 @@ class Caller {
 
 BOOST_AUTO_TEST_SUITE(chart_serving)
 
-BOOST_DATA_TEST_CASE(kubelet_and_kube_scheduler_get_their_answers, data::make(kScenarios), name) {
+BOOST_DATA_TEST_CASE(kubelet_and_kube_scheduler_get_their_answers, data::make(ciScenarios()),
+                     name) {
   const Scenario& s = scenario(name);
   const std::string clientName = value(s.values, "tls.clientAuth.clientName");
   const std::string certificate = s.mutualTls() ? clientCertificateNamed(clientName) : "";

@@ -10,25 +10,18 @@
 
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "scheduling/sources/yaml_to_json.hpp"
 #include "test/manifests/chart_render.hpp"
+#include "test/testing/files.hpp"
 
 namespace manifests {
 namespace {
 
 namespace data = boost::unit_test::data;
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using ::testing::readFile;
 
 const rapidjson::Document& schema() {
   static const rapidjson::Document document = [] {

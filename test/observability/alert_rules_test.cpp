@@ -16,6 +16,7 @@
 
 #include "test/manifests/chart_render.hpp"
 #include "test/manifests/manifest_set.hpp"
+#include "test/testing/files.hpp"
 #include "test/testing/server_process.hpp"
 #include "test/testing/temp_dir.hpp"
 
@@ -29,13 +30,7 @@ using manifests::text;
 constexpr const char* kRelease = "sx";  // alert_rules_tests.yaml's series carry its job
 constexpr const char* kNamespace = "scheduling";
 
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path);
-  BOOST_TEST_REQUIRE(static_cast<bool>(in), "cannot read " << path);
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
+using ::testing::readFile;
 
 void writeFile(const fs::path& path, const std::string& content) {
   std::ofstream out(path);

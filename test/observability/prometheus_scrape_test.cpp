@@ -29,6 +29,7 @@
 #include "test/manifests/chart_render.hpp"
 #include "test/manifests/manifest_set.hpp"
 #include "test/testing/burst_cluster.hpp"
+#include "test/testing/files.hpp"
 #include "test/testing/http_client.hpp"
 #include "test/testing/temp_dir.hpp"
 
@@ -68,12 +69,7 @@ bool eventually(Predicate predicate, std::chrono::seconds limit = 30s) {
 
 using ::testing::TempDir;
 
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using ::testing::readFile;
 
 // A port nobody listens on right now (the kernel's pick, let go at once): Prometheus cannot be
 // told to take port 0 and report it, so a start that loses the port to someone else is retried.

@@ -18,7 +18,7 @@ framework::PodInfoPtr podInfo(const std::string& uid) {
 }
 
 // Held continuations run on an io_context the test runs by hand, so what has run is known.
-struct Fixture {
+struct InFlightFixture {
   boost::asio::io_context io;
   InFlightPods inFlight{io.get_executor(), 60s};
   std::optional<InFlightWait> result;
@@ -38,27 +38,27 @@ struct Fixture {
 
 BOOST_AUTO_TEST_SUITE(in_flight_pods)
 
-BOOST_FIXTURE_TEST_CASE(nothing_in_flight_goes_on_at_once, Fixture) {
+BOOST_FIXTURE_TEST_CASE(nothing_in_flight_goes_on_at_once, InFlightFixture) {
   ask("b");
   BOOST_REQUIRE(result);
   BOOST_TEST(!result->held);
 }
 
-BOOST_FIXTURE_TEST_CASE(a_request_never_waits_for_its_own_pod, Fixture) {
+BOOST_FIXTURE_TEST_CASE(a_request_never_waits_for_its_own_pod, InFlightFixture) {
   inFlight.track(podInfo("a"));
   ask("a");
   BOOST_REQUIRE(result);
   BOOST_TEST(!result->held);
 }
 
-BOOST_FIXTURE_TEST_CASE(a_pod_that_does_not_matter_holds_nothing, Fixture) {
+BOOST_FIXTURE_TEST_CASE(a_pod_that_does_not_matter_holds_nothing, InFlightFixture) {
   inFlight.track(podInfo("a"));
   ask("b", /*matters=*/false);
   BOOST_REQUIRE(result);
   BOOST_TEST(!result->held);
 }
 
-BOOST_FIXTURE_TEST_CASE(held_until_the_placement_is_published, Fixture) {
+BOOST_FIXTURE_TEST_CASE(held_until_the_placement_is_published, InFlightFixture) {
   inFlight.track(podInfo("a"));
   ask("b");
   runPosted();
@@ -76,7 +76,7 @@ BOOST_FIXTURE_TEST_CASE(held_until_the_placement_is_published, Fixture) {
   BOOST_TEST(!result->timedOut);
 }
 
-BOOST_FIXTURE_TEST_CASE(held_until_every_pod_that_matters_is_placed, Fixture) {
+BOOST_FIXTURE_TEST_CASE(held_until_every_pod_that_matters_is_placed, InFlightFixture) {
   inFlight.track(podInfo("a"));
   inFlight.track(podInfo("c"));
   ask("b");
@@ -90,7 +90,7 @@ BOOST_FIXTURE_TEST_CASE(held_until_every_pod_that_matters_is_placed, Fixture) {
   BOOST_TEST(inFlight.numInFlight() == 0u);
 }
 
-BOOST_FIXTURE_TEST_CASE(a_pod_placed_before_the_request_holds_nothing, Fixture) {
+BOOST_FIXTURE_TEST_CASE(a_pod_placed_before_the_request_holds_nothing, InFlightFixture) {
   inFlight.track(podInfo("a"));
   inFlight.placementsPublished({"a"});
   ask("b");
@@ -98,7 +98,7 @@ BOOST_FIXTURE_TEST_CASE(a_pod_placed_before_the_request_holds_nothing, Fixture) 
   BOOST_TEST(!result->held);
 }
 
-BOOST_FIXTURE_TEST_CASE(a_drain_releases_held_requests, Fixture) {
+BOOST_FIXTURE_TEST_CASE(a_drain_releases_held_requests, InFlightFixture) {
   inFlight.track(podInfo("a"));
   ask("b");
   inFlight.releaseAll();

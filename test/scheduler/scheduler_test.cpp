@@ -18,7 +18,7 @@ using ::testing::kRequiredReq;
 using ::testing::MakeNode;
 using ::testing::MakePod;
 
-constexpr const char* kHostname = "kubernetes.io/hostname";
+using ::testing::kHostname;
 
 struct Profile {
   std::int32_t percentageOfNodesToScore = 100;

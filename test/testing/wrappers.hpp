@@ -113,6 +113,11 @@ class MakeNode {
   api::Node node_;
 };
 
+// The well-known topology labels (v1.LabelHostname, v1.LabelTopologyZone) the suites spread
+// pods over.
+inline constexpr const char* kHostname = "kubernetes.io/hostname";
+inline constexpr const char* kZone = "topology.kubernetes.io/zone";
+
 inline api::Namespace makeNamespace(std::string name, api::Labels labels = {}) {
   return api::Namespace{std::move(name), std::move(labels)};
 }

@@ -5,12 +5,6 @@
 
 namespace scheduling::api::json {
 
-namespace {
-
-bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-}  // namespace
-
 ItemsScanner::ItemsScanner(std::span<const std::string_view> path, KeyMatch match)
     : path_(path), match_(match), matches_(path.size(), 0) {}
 
@@ -134,7 +128,7 @@ ItemsScanner::Stop ItemsScanner::scan(std::string_view held, std::size_t heldFro
     const char c = held[position_ - heldFrom];
     switch (state_) {
       case State::BeforeDocument:
-        if (isSpace(c)) break;
+        if (isJsonSpace(c)) break;
         if (c != '{') {
           fail({}, "expected an object at the top level");
           return Stop::Irregular;
@@ -156,7 +150,7 @@ ItemsScanner::Stop ItemsScanner::scan(std::string_view held, std::size_t heldFro
         if (!scanMembers(held[position_ - heldFrom])) return Stop::Irregular;
         break;
       case State::PathValue:
-        if (isSpace(c)) break;
+        if (isJsonSpace(c)) break;
         if (c == 'n') {
           // null: no array (the rest of the literal passes as member bytes).
           state_ = State::Members;
@@ -167,7 +161,7 @@ ItemsScanner::Stop ItemsScanner::scan(std::string_view held, std::size_t heldFro
         break;
       case State::ArrayStart:
       case State::AfterComma:
-        if (isSpace(c)) break;
+        if (isJsonSpace(c)) break;
         if (c == '{') return Stop::Element;
         if (c == ']' && state_ == State::ArrayStart) {
           arrayClose_ = position_;
@@ -178,7 +172,7 @@ ItemsScanner::Stop ItemsScanner::scan(std::string_view held, std::size_t heldFro
         fail(elementPath(elements_), "expected an object");
         return Stop::Irregular;
       case State::AfterElement:
-        if (isSpace(c)) break;
+        if (isJsonSpace(c)) break;
         if (c == ',') {
           state_ = State::AfterComma;
         } else if (c == ']') {

@@ -10,11 +10,8 @@ namespace scheduling::api::json {
 
 namespace {
 
-// JSON's whitespace, as RapidJSON's Reader skips it.
-bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
 const char* skipSpace(const char* p, const char* end) {
-  while (p != end && isSpace(*p)) ++p;
+  while (p != end && isJsonSpace(*p)) ++p;
   return p;
 }
 

@@ -16,6 +16,9 @@
 // 16 bytes at a time with SSE2, else 8 at a time in a 64-bit word.
 namespace scheduling::api::json {
 
+// JSON's whitespace, exactly the four bytes RapidJSON's Reader skips between tokens.
+inline bool isJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
 // A plain run: the bytes up to the first '"', '\\' or control character (below 0x20, which
 // JSON allows only escaped; '\0' is also the end of the decoder's input). These are exactly
 // the bytes RapidJSON's Writer escapes.

@@ -65,7 +65,7 @@ class Scanner {
   }
 
   void skipWhitespace() {
-    for (char c = peek(); c == ' ' || c == '\n' || c == '\r' || c == '\t'; c = peek()) next();
+    while (isJsonSpace(peek())) next();
   }
 
   void push(bool object) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "plugins/interpodaffinity/plugin.hpp"
+#include "test/testing/affinity_fixtures.hpp"
 #include "test/testing/fake_lister.hpp"
 #include "test/testing/status.hpp"
 #include "test/testing/wrappers.hpp"
@@ -25,17 +26,11 @@ using testing::kRequiredReq;
 using testing::MakeLabelSelector;
 using testing::MakeNode;
 using testing::MakePod;
+using testing::teamNamespaces;
+using testing::term;
 
-using CountMap = std::map<std::pair<std::string, std::string>, std::int64_t>;
-
-std::string show(const CountMap& counts) {
-  std::string out = "{";
-  for (const auto& [pair, n] : counts) {
-    if (out.size() > 1) out += ", ";
-    out += pair.first + "=" + pair.second + ": " + std::to_string(n);
-  }
-  return out + "}";
-}
+using CountMap = testing::TopologyCounts;
+using testing::show;
 
 const std::string kDefaultNamespace;
 
@@ -48,14 +43,6 @@ const fw::Status kExistingAntiAffinityRulesNotMatch(
 const fw::Status kSkip(fw::Code::Skip);
 const fw::Status kSuccess;
 
-// The namespaces of scoring_test.go, also used by TestRequiredAffinitySingleNode.
-std::vector<api::Namespace> teamNamespaces() {
-  return {testing::makeNamespace("subteam1.team1", {{"team", "team1"}}),
-          testing::makeNamespace("subteam2.team1", {{"team", "team1"}}),
-          testing::makeNamespace("subteam1.team2", {{"team", "team2"}}),
-          testing::makeNamespace("subteam2.team2", {{"team", "team2"}})};
-}
-
 // createPodWithAffinityTerms: both podAffinity and podAntiAffinity set, with these required
 // terms.
 api::Pod createPodWithAffinityTerms(const std::string& ns, const std::string& nodeName,
@@ -67,13 +54,6 @@ api::Pod createPodWithAffinityTerms(const std::string& ns, const std::string& no
   a.podAntiAffinity.emplace().requiredDuringSchedulingIgnoredDuringExecution =
       std::move(antiAffinity);
   return MakePod().ns(ns).node(nodeName).labels(labels).affinity(std::move(a)).obj();
-}
-
-api::PodAffinityTerm term(const api::LabelSelector& selector, const std::string& topologyKey,
-                          std::vector<std::string> namespaces = {},
-                          std::optional<api::LabelSelector> namespaceSelector = {}) {
-  return testing::affinityTerm(selector, topologyKey, std::move(namespaces),
-                               std::move(namespaceSelector));
 }
 
 struct Run {

@@ -17,6 +17,7 @@
 #include "plugins/interpodaffinity/filtering.hpp"
 #include "plugins/interpodaffinity/plugin.hpp"
 #include "plugins/interpodaffinity/scoring.hpp"
+#include "test/testing/affinity_fixtures.hpp"
 #include "test/testing/fake_lister.hpp"
 #include "test/testing/status.hpp"
 #include "test/testing/wrappers.hpp"
@@ -27,18 +28,11 @@ namespace api = scheduling::api;
 namespace fw = scheduling::framework;
 namespace ipa = plugins::interpodaffinity;
 
-using CountMap = std::map<std::pair<std::string, std::string>, std::int64_t>;
+using CountMap = testing::TopologyCounts;
 using ScoreMap = std::map<std::string, std::map<std::string, std::int64_t>>;
 
 const api::Labels kNoLabels;
-
-std::string show(const CountMap& counts) {
-  std::string out = "{";
-  for (const auto& [pair, n] : counts) {
-    out += " " + pair.first + "=" + pair.second + ":" + std::to_string(n);
-  }
-  return out + " }";
-}
+using testing::show;
 
 std::string show(const ScoreMap& scores) {
   std::string out = "{";

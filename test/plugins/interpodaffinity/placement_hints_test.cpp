@@ -20,8 +20,8 @@ using testing::kPreferredReq;
 using testing::kRequiredReq;
 using testing::MakePod;
 
-constexpr const char* kHostname = "kubernetes.io/hostname";
-constexpr const char* kZone = "topology.kubernetes.io/zone";
+using ::testing::kHostname;
+using ::testing::kZone;
 
 struct HintCase {
   std::string name;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "plugins/interpodaffinity/plugin.hpp"
+#include "test/testing/affinity_fixtures.hpp"
 #include "test/testing/fake_lister.hpp"
 #include "test/testing/status.hpp"
 #include "test/testing/wrappers.hpp"
@@ -25,6 +26,8 @@ using testing::kRequiredReq;
 using testing::MakeLabelSelector;
 using testing::MakeNode;
 using testing::MakePod;
+using testing::teamNamespaces;
+using testing::term;
 
 constexpr std::int64_t kMax = fw::kMaxNodeScore;
 
@@ -37,20 +40,6 @@ std::string show(const std::vector<NodeScore>& list) {
   std::string out;
   for (const auto& ns : list) out += ns.name + "=" + std::to_string(ns.score) + " ";
   return out;
-}
-
-std::vector<api::Namespace> teamNamespaces() {
-  return {testing::makeNamespace("subteam1.team1", {{"team", "team1"}}),
-          testing::makeNamespace("subteam2.team1", {{"team", "team1"}}),
-          testing::makeNamespace("subteam1.team2", {{"team", "team2"}}),
-          testing::makeNamespace("subteam2.team2", {{"team", "team2"}})};
-}
-
-api::PodAffinityTerm term(const api::LabelSelector& selector, const std::string& topologyKey,
-                          std::vector<std::string> namespaces = {},
-                          std::optional<api::LabelSelector> namespaceSelector = {}) {
-  return testing::affinityTerm(selector, topologyKey, std::move(namespaces),
-                               std::move(namespaceSelector));
 }
 
 api::WeightedPodAffinityTerm weighted(std::int32_t weight, api::PodAffinityTerm t) {
