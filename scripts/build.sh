@@ -13,7 +13,8 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-# A unity build (batches of files per translation unit, see CMakeLists.txt): a clean build is
-# what the README, CI and the image run; -DCMAKE_UNITY_BUILD=OFF for file-by-file rebuilds.
+# A unity build (batches of files per translation unit, see CMakeLists.txt) for the suites;
+# the libraries and the binary compile file by file. -DCMAKE_UNITY_BUILD=OFF for file-by-file
+# rebuilds of the suites too.
 cmake -S . -B build -G Ninja -DCMAKE_UNITY_BUILD=ON "${configure[@]}" >/dev/null
 cmake --build build --parallel "$(nproc)" "${build[@]}"
