@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 fuzz_seconds=${FUZZ_SECONDS:-15}
 # Unoptimised with line tables only: the quickest to compile, enough for sanitizer reports.
-# Unity builds, as scripts/build.sh: both trees are built once, from clean.
+# Unity builds (see CMakeLists.txt): both trees are built once, from clean, and never shipped,
+# so their libraries are batched too.
 debug=(-G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1" -DCMAKE_UNITY_BUILD=ON)
 
 # One clang tree serves the ASan+UBSan suite and the fuzzers: libFuzzer needs clang, and
