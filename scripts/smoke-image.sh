@@ -225,6 +225,11 @@ capeff=$(awk '/^CapEff:/ { print $2 }' "$status")
 root_options=$(awk '$5 == "/" { print $6 }' "/proc/$ext_pid/mountinfo")
 [[ "$root_options" == ro* ]] || died "its root filesystem is mounted $root_options, not read-only"
 say "process $ext_pid: uid and gid 65532, no capabilities, root filesystem $root_options"
+# The image's environment reaches the process: the Dockerfile's malloc tunable.
+tunables=$(tr '\0' '\n' <"/proc/$ext_pid/environ" | sed -n 's/^GLIBC_TUNABLES=//p')
+[ "$tunables" = glibc.malloc.hugetlb=1 ] ||
+  died "runs with GLIBC_TUNABLES=\"$tunables\", not the image's glibc.malloc.hugetlb=1"
+say "process $ext_pid: GLIBC_TUNABLES=$tunables"
 
 # kubelet's probes and Prometheus, on the metrics listener.
 probe() {
