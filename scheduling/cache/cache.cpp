@@ -156,8 +156,8 @@ struct Cache::State {
   Snapshot::NamespaceLabels namespaces;
   std::shared_ptr<const NamespaceDirectory> publishedNamespaces;
   // What terms spanning every namespace may match where, kept across snapshots.
-  std::shared_ptr<SpanningSelectorMemo> spanningSelectors =
-      std::make_shared<SpanningSelectorMemo>();
+  std::shared_ptr<Snapshot::SpanningMemos> spanningSelectors =
+      std::make_shared<Snapshot::SpanningMemos>();
   Nominator nominator;
 
   // The pods relist in progress or last done, numbered from 1.
@@ -325,7 +325,9 @@ struct Cache::State {
         entries.push_back(publishNamespace(*name, *ns));
         columns.indexes.push_back(entries.back().index.get());
         columns.serials.push_back(entries.back().serial);
-        if (entries.back().delta) columns.withDelta.push_back(ns->position);
+        const NamespacePodIndex& added = addedPodsOf(entries.back());
+        columns.addedIndexes.push_back(&added);
+        columns.addedSerials.push_back(added.serial());
       }
       publishedNamespacePods = ChunkedArray<Snapshot::NamespacePods>(std::move(entries));
       namespaceSetChanged = false;
@@ -338,17 +340,19 @@ struct Cache::State {
         Snapshot::NamespacePods entry = publishNamespace(*name, *ns);
         columns.indexes[ns->position] = entry.index.get();
         columns.serials[ns->position] = entry.serial;
-        auto at =
-            std::lower_bound(columns.withDelta.begin(), columns.withDelta.end(), ns->position);
-        const bool listed = at != columns.withDelta.end() && *at == ns->position;
-        if (entry.delta && !listed) columns.withDelta.insert(at, ns->position);
-        if (!entry.delta && listed) columns.withDelta.erase(at);
+        const NamespacePodIndex& added = addedPodsOf(entry);
+        columns.addedIndexes[ns->position] = &added;
+        columns.addedSerials[ns->position] = added.serial();
         changes.emplace_back(ns->position, std::move(entry));
       }
       publishedNamespacePods = publishedNamespacePods.with(changes);
     }
     // With the set changed, entries may name namespaces gone since: all were visited above.
     touchedNamespaces.clear();
+  }
+
+  static const NamespacePodIndex& addedPodsOf(const Snapshot::NamespacePods& entry) {
+    return entry.delta ? entry.delta->added : Snapshot::noAddedPods();
   }
 
   // The namespace's index and overlay as of now, rebuilding the index if it is missing or
@@ -360,12 +364,13 @@ struct Cache::State {
     }
     if (ns.added.empty() && ns.removed.empty()) return {ns.index, nullptr, ns.indexSerial};
     if (!ns.publishedDelta) {
-      auto delta = std::make_shared<NamespacePodDelta>();
-      delta->added.reserve(ns.added.size());
-      for (const PodRecord* record : ns.added) delta->added.push_back({record->info, record->slot});
-      delta->removed = ns.removed;
-      std::sort(delta->removed.begin(), delta->removed.end());
-      ns.publishedDelta = std::move(delta);
+      std::vector<NamespacePodIndex::Entry> added;
+      added.reserve(ns.added.size());
+      for (const PodRecord* record : ns.added) added.push_back({record->info, record->slot});
+      std::vector<const framework::PodInfo*> removed = ns.removed;
+      std::sort(removed.begin(), removed.end());
+      ns.publishedDelta =
+          std::make_shared<const NamespacePodDelta>(name, std::move(added), std::move(removed));
     }
     return {ns.index, ns.publishedDelta, ns.indexSerial};
   }

@@ -130,7 +130,15 @@ class NamespacePodIndex {
 // What changed in a namespace since its index was built: the Cache serves small changes as
 // this overlay instead of rebuilding the index of a large namespace on every publish.
 struct NamespacePodDelta {
-  std::vector<NamespacePodIndex::Entry> added;
+  NamespacePodDelta(std::string ns, std::vector<NamespacePodIndex::Entry> addedPods,
+                    std::vector<const framework::PodInfo*> removedPods)
+      : added(std::move(ns), std::move(addedPods)), removed(std::move(removedPods)) {}
+
+  // The pods added since, indexed in their turn. Under sustained churn most namespaces have
+  // an overlay, and a term that spans them all finds the few added pods it matches through
+  // SpanningSelectorMemo, as it does in the indexes, instead of checking every added pod of
+  // every overlay on every request.
+  NamespacePodIndex added;
   // Pods of the index that are gone (or were replaced by an update), sorted. The index
   // holds them, so the addresses stay unique for as long as it lives.
   std::vector<const framework::PodInfo*> removed;

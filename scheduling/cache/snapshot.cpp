@@ -113,6 +113,11 @@ void Snapshot::forEachNominatedPodWithRequiredAntiAffinitySelecting(
   nominated_->forEachWithRequiredAntiAffinitySelecting(podNamespace, podLabels, fn);
 }
 
+const NamespacePodIndex& Snapshot::noAddedPods() {
+  static const NamespacePodIndex kNone("", {});
+  return kNone;
+}
+
 template <typename Emit>
 void Snapshot::forEachEntryMatching(const framework::AffinityTerm& term, Emit&& emit) const {
   if (spanningSelectors_ && !term.selector.isNothing()) {
@@ -133,8 +138,10 @@ void Snapshot::forEachEntryMatching(const framework::AffinityTerm& term, Emit&& 
       [&](const NamespacePodIndex* const& index) {
         ranges.clear();
         const auto plan = index->plan(term.selector, ranges);
-        forEachEntryMatchingIn(namespacePods_[static_cast<std::size_t>(&index - indexes.data())],
-                               term, plan ? &*plan : nullptr, ranges, emit);
+        const NamespacePods& pods =
+            namespacePods_[static_cast<std::size_t>(&index - indexes.data())];
+        forEachIndexedEntryMatching(pods, term, plan ? &*plan : nullptr, ranges, emit);
+        if (pods.delta) pods.delta->added.forEachMatching(term.selector, emit);
       });
 }
 
@@ -142,67 +149,62 @@ template <typename Emit>
 void Snapshot::forEachEntryMatchingThroughMemo(const framework::AffinityTerm& term,
                                                const std::vector<std::string>* namespaces,
                                                Emit&& emit) const {
-  // The memo's candidates and the namespaces with an overlay (whose added pods it has not
-  // seen), merged so that namespaces are visited in name order, each once, as before. An
-  // overlay's namespace the memo does not name holds no match in its index, or is not one
-  // of `namespaces`.
-  const auto& withDelta = namespaceColumns_.withDelta;
-  auto delta = withDelta.begin();
-  const auto visitDeltasBefore = [&](std::uint32_t position) {
-    for (; delta != withDelta.end() && *delta < position; ++delta) {
-      const NamespacePods& pods = namespacePods_[*delta];
-      if (namespaces != nullptr &&
-          !std::binary_search(namespaces->begin(), namespaces->end(), pods.index->ns())) {
-        continue;
-      }
-      forEachEntryMatchingIn(pods, term, nullptr, {}, emit);
-    }
+  // The overlays' added pods that match, by namespace position, from the memo of the
+  // overlays; then the indexes' matches from theirs, the two merged so that namespaces are
+  // visited in name order, each once, its index before its added pods.
+  std::vector<std::pair<std::uint32_t, const NamespacePodIndex::Entry*>> added;
+  spanningSelectors_->added.forEachCandidate(
+      term.selector, namespaces, namespaceColumns_.addedIndexes, namespaceColumns_.addedSerials,
+      [&](std::uint32_t position, const NamespacePodIndex::Plan& plan,
+          std::span<const NamespacePodIndex::Range> ranges,
+          const std::span<const std::uint32_t>* /*slots*/) {
+        namespaceColumns_.addedIndexes[position]->forEachMatching(
+            plan, ranges, term.selector,
+            [&](const NamespacePodIndex::Entry& e) { added.emplace_back(position, &e); });
+      });
+  auto next = added.begin();
+  const auto emitAddedBefore = [&](std::uint32_t position) {
+    for (; next != added.end() && next->first < position; ++next) emit(*next->second);
   };
-  spanningSelectors_->forEachCandidate(
+  spanningSelectors_->indexes.forEachCandidate(
       term.selector, namespaces, namespaceColumns_.indexes, namespaceColumns_.serials,
       [&](std::uint32_t position, const NamespacePodIndex::Plan& plan,
           std::span<const NamespacePodIndex::Range> ranges,
           const std::span<const std::uint32_t>* slots) {
-        visitDeltasBefore(position);
-        if (delta != withDelta.end() && *delta == position) ++delta;
+        emitAddedBefore(position);
         const NamespacePods& pods = namespacePods_[position];
+        bool walked = false;
         if constexpr (std::is_invocable_v<Emit&, framework::NodeSlot>) {
           // A walk that asks only where matching pods run takes the slots the memo kept,
-          // which are the index's own unless an overlay removed or added pods.
-          if (slots != nullptr && !pods.delta) {
+          // which are the index's own unless an overlay removed some of its pods.
+          if (slots != nullptr && (!pods.delta || pods.delta->removed.empty())) {
             for (const framework::NodeSlot slot : *slots) emit(slot);
-            return;
+            walked = true;
           }
         }
-        forEachEntryMatchingIn(pods, term, &plan, ranges, emit);
+        if (!walked) forEachIndexedEntryMatching(pods, term, &plan, ranges, emit);
+        emitAddedBefore(position + 1);
       });
-  visitDeltasBefore(static_cast<std::uint32_t>(namespacePods_.size()));
+  emitAddedBefore(static_cast<std::uint32_t>(namespacePods_.size()));
 }
 
 template <typename Emit>
-void Snapshot::forEachEntryMatchingIn(const NamespacePods& pods,
-                                      const framework::AffinityTerm& term,
-                                      const NamespacePodIndex::Plan* plan,
-                                      std::span<const NamespacePodIndex::Range> ranges,
-                                      Emit&& emit) const {
+void Snapshot::forEachIndexedEntryMatching(const NamespacePods& pods,
+                                           const framework::AffinityTerm& term,
+                                           const NamespacePodIndex::Plan* plan,
+                                           std::span<const NamespacePodIndex::Range> ranges,
+                                           Emit&& emit) const {
   // The namespace is one the term selects (forEachNamespaceSelectedBy): what is left of
   // term.matches(pod, {}) is its label selector.
-  if (!pods.delta) {
-    if (plan != nullptr) pods.index->forEachMatching(*plan, ranges, term.selector, emit);
+  if (plan == nullptr) return;
+  if (!pods.delta || pods.delta->removed.empty()) {
+    pods.index->forEachMatching(*plan, ranges, term.selector, emit);
     return;
   }
   const auto& removed = pods.delta->removed;
-  if (plan != nullptr) {
-    pods.index->forEachMatching(
-        *plan, ranges, term.selector, [&](const NamespacePodIndex::Entry& e) {
-          if (!std::binary_search(removed.begin(), removed.end(), e.pod.get())) {
-            emit(e);
-          }
-        });
-  }
-  for (const auto& e : pods.delta->added) {
-    if (term.selector.matches(e.pod->pod().metadata.labels)) emit(e);
-  }
+  pods.index->forEachMatching(*plan, ranges, term.selector, [&](const NamespacePodIndex::Entry& e) {
+    if (!std::binary_search(removed.begin(), removed.end(), e.pod.get())) emit(e);
+  });
 }
 
 void Snapshot::forEachPodMatching(

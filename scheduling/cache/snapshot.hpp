@@ -113,12 +113,23 @@ class Snapshot final : public framework::SharedLister {
     std::uint64_t serial = 0;  // index->serial()
   };
   // Side by side with the namespaces' pods, by position (namespace name order): their
-  // indexes and serials, as SpanningSelectorMemo reads them in one pass, and the positions
-  // with an overlay, which the memo does not see. Plain numbers, copied per snapshot.
+  // indexes and serials, and their overlays' indexes of added pods and serials (an empty
+  // index where there is no overlay), as SpanningSelectorMemo reads them in one pass. Plain
+  // numbers, copied per snapshot.
   struct NamespaceColumns {
     std::vector<const NamespacePodIndex*> indexes;
     std::vector<std::uint64_t> serials;
-    std::vector<std::uint32_t> withDelta;  // ascending
+    std::vector<const NamespacePodIndex*> addedIndexes;
+    std::vector<std::uint64_t> addedSerials;
+  };
+  // An overlay-less namespace's column in addedIndexes: no pods.
+  static const NamespacePodIndex& noAddedPods();
+
+  // What terms spanning many namespaces may match where, remembered across snapshots: in
+  // the namespaces' indexes, and in their overlays' added pods.
+  struct SpanningMemos {
+    SpanningSelectorMemo indexes;
+    SpanningSelectorMemo added;
   };
 
   // What the Cache hands over; the lists and lookups are derived from it.
@@ -140,7 +151,7 @@ class Snapshot final : public framework::SharedLister {
     // Its slots are this snapshot's.
     std::shared_ptr<const NominatedPodIndex> nominated;
     // Shared by the Cache's snapshots; null: terms spanning every namespace ask each one.
-    std::shared_ptr<SpanningSelectorMemo> spanningSelectors;
+    std::shared_ptr<SpanningMemos> spanningSelectors;
   };
 
   explicit Snapshot(Parts parts);
@@ -168,15 +179,16 @@ class Snapshot final : public framework::SharedLister {
   // slots, it gets emit(slot) for each instead.
   template <typename Emit>
   void forEachEntryMatching(const framework::AffinityTerm& term, Emit&& emit) const;
-  // In one namespace the term selects, along `plan` (nullptr: the index holds no match),
-  // made for term.selector.
+  // The index's part of one namespace the term selects, along `plan` (nullptr: the index
+  // holds no match), made for term.selector: its matches less the pods an overlay removed.
   template <typename Emit>
-  void forEachEntryMatchingIn(const NamespacePods& pods, const framework::AffinityTerm& term,
-                              const NamespacePodIndex::Plan* plan,
-                              std::span<const NamespacePodIndex::Range> ranges, Emit&& emit) const;
+  void forEachIndexedEntryMatching(const NamespacePods& pods, const framework::AffinityTerm& term,
+                                   const NamespacePodIndex::Plan* plan,
+                                   std::span<const NamespacePodIndex::Range> ranges,
+                                   Emit&& emit) const;
   // In every namespace, for a term that spans them all, or in every one of `namespaces`
-  // (sorted): through the memo, which skips the namespaces whose index cannot match and
-  // keeps the others' plans.
+  // (sorted): through the memos, which skip the namespaces whose index (and overlay) cannot
+  // match and keep the others' plans.
   template <typename Emit>
   void forEachEntryMatchingThroughMemo(const framework::AffinityTerm& term,
                                        const std::vector<std::string>* namespaces,
@@ -184,7 +196,7 @@ class Snapshot final : public framework::SharedLister {
 
   ChunkedArray<NamespacePods> namespacePods_;
   NamespaceColumns namespaceColumns_;
-  std::shared_ptr<SpanningSelectorMemo> spanningSelectors_;
+  std::shared_ptr<SpanningMemos> spanningSelectors_;
   ExistingTerms existingTerms_;
   std::shared_ptr<const NamespaceDirectory> namespaces_;
   std::shared_ptr<const NominatedPodIndex> nominated_;
