@@ -89,29 +89,6 @@ struct Block {
 }
 #endif
 
-// The cutter's hot loop is built twice, and the loader picks the popcnt one on every x86-64
-// that has the instruction (all of the last fifteen years): in the baseline build
-// std::popcount is a call into libgcc, 2 % of the informers' CPU on a million-pod list. The
-// block helpers above are always inlined, so that each build of the loop has its own. Not
-// under the sanitizers: the loader runs the resolver that picks the build before
-// ThreadSanitizer's runtime is up (every test crashed at start), and those trees are not
-// about speed.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define SX_SANITIZED
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define SX_SANITIZED
-#endif
-#endif
-#if defined(__x86_64__) && !defined(SX_SANITIZED) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define SX_WITH_POPCNT __attribute__((target_clones("popcnt", "default")))
-#endif
-#endif
-#ifndef SX_WITH_POPCNT
-#define SX_WITH_POPCNT
-#endif
-
 }  // namespace
 
 void ListStreamSplitter::compact() {
@@ -146,6 +123,29 @@ void ListStreamSplitter::keepEnvelope() {
     throw api::DecodeError("", "more than 1 MiB of the list answer outside its items");
   }
 }
+
+// The cutter's hot loop is built twice, and the loader picks the popcnt one on every x86-64
+// that has the instruction (all of the last fifteen years): in the baseline build
+// std::popcount is a call into libgcc, 2 % of the informers' CPU on a million-pod list. The
+// block helpers above are always inlined, so that each build of the loop has its own. Not
+// under the sanitizers: the loader runs the resolver that picks the build before
+// ThreadSanitizer's runtime is up (every test crashed at start), and those trees are not
+// about speed.
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define SX_SANITIZED
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define SX_SANITIZED
+#endif
+#endif
+#if defined(__x86_64__) && !defined(SX_SANITIZED) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define SX_WITH_POPCNT __attribute__((target_clones("popcnt", "default")))
+#endif
+#endif
+#ifndef SX_WITH_POPCNT
+#define SX_WITH_POPCNT
+#endif
 
 SX_WITH_POPCNT std::string_view ListStreamSplitter::cutItem() {
   if (!inItem_) {

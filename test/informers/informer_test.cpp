@@ -505,9 +505,8 @@ BOOST_AUTO_TEST_CASE(an_expired_continue_token_restarts_the_list) {
   BOOST_TEST(f.observer.restartsOfAnyFor("expired") == 1);
 }
 
-// A listed pod that does not decode (a field of the wrong type) restarts the list, though it
-// is decoded on a thread of its own: the informer never syncs without it, and syncs once the
-// API server serves it mended.
+// A listed pod that does not decode (a field of the wrong type) restarts the list: the
+// informer never syncs without it, and syncs once the API server serves it mended.
 BOOST_AUTO_TEST_CASE(a_listed_pod_that_does_not_decode_relists_until_mended) {
   Fixture f;
   seed(f.server, 3, 40);
