@@ -8,7 +8,7 @@ namespace scheduling::api {
 // Makes equal label sets share one buffer: the pods of a ReplicaSet or a DaemonSet carry
 // the same labels, so a million cached pods hold tens of thousands of distinct sets. Sets are
 // matched by layout (decoded from the same JSON, they have one); equal sets laid out
-// differently are merely kept apart. Not thread-safe, like SharingPool.
+// differently are merely kept apart. Thread-safe, like SharingPool.
 class LabelsPool {
  public:
   void share(Labels& labels) {

@@ -76,6 +76,11 @@ struct Pod {
   std::int32_t priority() const { return spec.priority.value_or(0); }
   bool isTerminating() const { return metadata.deletionTimestamp.has_value(); }
   bool isTerminal() const { return status.phase == "Succeeded" || status.phase == "Failed"; }
+  // The key the cache holds the pod under: its UID, which the API server always sets, or
+  // namespace/name for a pod that came without one (a hand-written file), unique as well.
+  std::string cacheKey() const {
+    return metadata.uid.empty() ? metadata.ns + "/" + metadata.name : metadata.uid;
+  }
   bool operator==(const Pod&) const = default;
 };
 

@@ -142,8 +142,9 @@ struct Cache::State {
   // assignedByNamespace; unordered_map never moves its elements, re-keying included.
   PodRecords pods;
   // The cached pods' parsed affinity term lists and their label sets, one copy of each.
-  framework::AffinityTermPool termPool;
-  api::LabelsPool labelsPool;
+  // Thread-safe on their own: preparePod uses them without `mu`.
+  mutable framework::AffinityTermPool termPool;
+  mutable api::LabelsPool labelsPool;
   std::map<std::string, NamespaceState, std::less<>> assignedByNamespace;
   // The namespaces' pods as last published, and the namespaces touched since: while no
   // namespace comes or goes, a publish revisits only those.
@@ -390,13 +391,6 @@ struct Cache::State {
     --numAssumedPods;
   }
 
-  // The PodInfo the cache keeps for `pod`: built for memory, its term lists and label set
-  // shared with the cached pods that have equal ones.
-  framework::PodInfoPtr cachedPod(api::Pod pod) {
-    labelsPool.share(pod.metadata.labels);
-    return framework::PodInfo::forCache(std::move(pod), termPool);
-  }
-
   // The record `at` (end(): a new one) now holds `info`, keyed by its UID.
   PodRecord& hold(PodRecords::iterator at, framework::PodInfoPtr info) {
     if (at == pods.end()) {
@@ -460,11 +454,15 @@ void Cache::deleteNode(std::string_view name) {
   }
 }
 
-bool Cache::upsertPod(api::Pod pod) {
+framework::PodInfoPtr Cache::preparePod(api::Pod pod) const {
+  state_->labelsPool.share(pod.metadata.labels);
+  return framework::PodInfo::forCache(std::move(pod), state_->termPool);
+}
+
+bool Cache::upsertPod(framework::PodInfoPtr info) {
   std::lock_guard lock(state_->mu);
   State& s = *state_;
-  // The pod's own UID, until the pod moves into the cache (not copied: one allocation per pod
-  // while loading a million).
+  const api::Pod& pod = info->pod();
   const std::string& uid = pod.metadata.uid;
   // The scheduler's pod informer filters out Succeeded/Failed pods, so turning terminal
   // arrives as a delete.
@@ -489,7 +487,7 @@ bool Cache::upsertPod(api::Pod pod) {
     if (it != s.pods.end()) s.pods.erase(it);
     return false;
   }
-  PodRecord& record = s.hold(it, s.cachedPod(std::move(pod)));
+  PodRecord& record = s.hold(it, std::move(info));
   record.listedIn = s.relistGeneration;
   record.placement = assigned ? Placement::Assigned : Placement::Nominated;
   s.place(record);
@@ -504,17 +502,18 @@ void Cache::deletePod(std::string_view uid) {
 }
 
 AssumeResult Cache::assumePod(api::Pod pod, const std::string& node) {
+  pod.spec.nodeName = node;
+  framework::PodInfoPtr info = preparePod(std::move(pod));
   std::lock_guard lock(state_->mu);
   State& s = *state_;
-  const std::string uid = pod.metadata.uid;
+  const std::string& uid = info->pod().metadata.uid;  // lives on in the record
   auto it = s.pods.find(uid);
   if (it != s.pods.end() && it->second.placement == Placement::Assigned) {
     return AssumeResult::AlreadyPlaced;
   }
   // A nominated pod: assuming it deletes its nomination (DeleteNominatedPodIfExists).
   if (it != s.pods.end()) s.unplace(it->second);
-  pod.spec.nodeName = node;
-  PodRecord& record = s.hold(it, s.cachedPod(std::move(pod)));
+  PodRecord& record = s.hold(it, std::move(info));
   record.placement = Placement::Assigned;
   record.assumed = true;
   s.place(record);

@@ -13,8 +13,8 @@ namespace scheduling::framework {
 // namespaces resolved, matchLabelKeys already merged), so on S3's 150k pods 45k lists
 // become a few hundred. A list lives as long as a pod holds it (SharingPool).
 //
-// Not thread-safe: the Cache calls it under its writer lock. Readers only ever see the
-// lists through the pods, which hold them strongly.
+// Thread-safe, like SharingPool: the Cache calls it on the threads that decode pods. Readers
+// only ever see the lists through the pods, which hold them strongly.
 class AffinityTermPool {
  public:
   // The pool's copy of lists equal to `lists`, which becomes that copy when there is none.

@@ -39,7 +39,11 @@ File openAsJson(const std::string& path, std::string& json) {
   return memory;
 }
 
-using DecodedObject = std::variant<api::Node, api::Pod, api::Namespace>;
+// A Succeeded or Failed pod, which the cache would drop: only counted.
+struct TerminalPod {};
+
+// Pods come made ready for the cache (Cache::preparePod) by the thread that decoded them.
+using DecodedObject = std::variant<api::Node, framework::PodInfoPtr, TerminalPod, api::Namespace>;
 using DecodedObjects = framework::runtime::BatchChannel<DecodedObject>;
 
 // Objects per batch, and batches in flight: enough that the two threads rarely wait on each
@@ -51,7 +55,8 @@ constexpr std::size_t kBatchesInFlight = 8;
 struct NoLongerTaken {};
 
 // The decoding thread: reads the List and hands its objects on in batches.
-void decodeList(std::FILE* file, const std::string& path, DecodedObjects& channel) {
+void decodeList(std::FILE* file, const std::string& path, const cache::Cache& cache,
+                DecodedObjects& channel) {
   DecodedObjects::Batch batch;
   batch.reserve(kBatchObjects);
   const auto add = [&](auto&& object) {
@@ -63,7 +68,14 @@ void decodeList(std::FILE* file, const std::string& path, DecodedObjects& channe
   };
   api::json::ListVisitor visitor;
   visitor.node = add;
-  visitor.pod = add;
+  visitor.pod = [&](api::Pod&& pod) {
+    if (pod.isTerminal()) {
+      add(TerminalPod{});
+      return;
+    }
+    if (pod.metadata.uid.empty()) pod.metadata.uid = pod.cacheKey();
+    add(cache.preparePod(std::move(pod)));
+  };
   visitor.ns = add;
   try {
     api::json::readList(file, path, visitor);
@@ -85,23 +97,21 @@ class Filer {
     cache_.upsertNode(std::move(node));
   }
 
-  void operator()(api::Pod&& pod) {
+  void operator()(framework::PodInfoPtr&& info) {
     ++counts.pods;
-    if (pod.isTerminal()) {
-      // The cache would drop it anyway; skip the work.
-      ++counts.terminal;
-      return;
-    }
+    const api::Pod& pod = info->pod();
     if (pod.isTerminating()) ++counts.terminating;
     if (!pod.spec.nodeName.empty()) {
       ++counts.assigned;
     } else if (!pod.status.nominatedNodeName.empty()) {
       ++counts.nominated;
     }
-    // The cache keys pods by UID, which the API server always sets; a hand-written file
-    // may omit it, and namespace/name is unique within one file.
-    if (pod.metadata.uid.empty()) pod.metadata.uid = pod.metadata.ns + "/" + pod.metadata.name;
-    cache_.upsertPod(std::move(pod));
+    cache_.upsertPod(std::move(info));
+  }
+
+  void operator()(TerminalPod) {
+    ++counts.pods;
+    ++counts.terminal;
   }
 
   void operator()(api::Namespace&& ns) {
@@ -124,7 +134,7 @@ ClusterStateCounts loadClusterState(const std::string& path, cache::Cache& cache
   // Decoding is a little over half of loading's CPU and filing objects in the cache the rest
   // (perf, S4): on two threads they overlap. Objects are filed in file order, on this thread.
   DecodedObjects channel(kBatchesInFlight);
-  std::jthread decoder([&] { decodeList(file.get(), path, channel); });
+  std::jthread decoder([&] { decodeList(file.get(), path, cache, channel); });
   Filer filer(cache);
   try {
     while (auto batch = channel.pop()) {

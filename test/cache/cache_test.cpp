@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -220,6 +221,49 @@ Strings nominatedSelectingWeb(const Snapshot& snapshot) {
 // Replicas of one workload share their parsed terms: a nomination that adds or removes one
 // replica changes that term's pods without changing the set of terms, which a publish then
 // updates in place. Each snapshot keeps what was true when it was published.
+// Pods are made ready for the cache on the threads that decode them, two at once while a list
+// loads: replicas prepared on different threads still end up on one copy of their terms and
+// of their labels (the pools lock on their own; TSan watches this suite).
+BOOST_AUTO_TEST_CASE(replicas_prepared_on_two_threads_share_terms_and_labels) {
+  constexpr int kPerThread = 2000;
+  Cache cache;
+  std::vector<scheduling::framework::PodInfoPtr> prepared[2];
+  const auto prepare = [&](int thread) {
+    for (int i = 0; i < kPerThread; ++i) {
+      const std::string name = "r" + std::to_string(thread) + "-" + std::to_string(i);
+      prepared[thread].push_back(
+          cache.preparePod(MakePod()
+                               .name(name)
+                               .ns("ns")
+                               .uid(name)
+                               .label("app", "web")
+                               .label("pod-template-hash", std::to_string(i % 3))
+                               .podAntiAffinityIn("app", kHostname, {"web"}, kRequiredReq)
+                               .node("n1")
+                               .obj()));
+    }
+  };
+  std::thread other(prepare, 1);
+  prepare(0);
+  other.join();
+
+  std::set<const void*> terms;
+  std::set<const void*> labelSets;
+  for (const auto& pods : prepared) {
+    for (const auto& pod : pods) {
+      terms.insert(&pod->requiredAntiAffinityTerms());
+      labelSets.insert(pod->pod().metadata.labels.bufferId());
+      BOOST_TEST(!pod->pod().spec.affinity);  // parsed, then dropped
+    }
+  }
+  BOOST_TEST(terms.size() == 1u);
+  BOOST_TEST(labelSets.size() == 3u);  // one per template hash
+  for (auto& pods : prepared) {
+    for (auto& pod : pods) cache.upsertPod(std::move(pod));
+  }
+  BOOST_TEST(cache.numAssignedPods() == 2u * kPerThread);
+}
+
 BOOST_AUTO_TEST_CASE(nominated_replicas_sharing_terms_across_publishes) {
   Cache cache;
   for (const char* node : {"n0", "n1", "n2"}) {
