@@ -7,16 +7,13 @@ namespace scheduling::informers {
 namespace {
 
 // The key an object is held under: what its delete is addressed by.
-std::string keyOf(const api::Pod& pod) {
-  // The API server always sets a UID; a pod without one is keyed as the file source does.
-  return pod.metadata.uid.empty() ? pod.metadata.ns + "/" + pod.metadata.name : pod.metadata.uid;
-}
+std::string keyOf(const api::Pod& pod) { return pod.cacheKey(); }
 std::string keyOf(const api::Node& node) { return node.name; }
 std::string keyOf(const api::Namespace& ns) { return ns.name; }
 
-// `pod` with the UID keyOf keys it by, for a pod that came without one.
+// `pod` with the UID it is keyed by, for a pod that came without one.
 api::Pod&& withUid(api::Pod&& pod) {
-  if (pod.metadata.uid.empty()) pod.metadata.uid = keyOf(pod);
+  if (pod.metadata.uid.empty()) pod.metadata.uid = pod.cacheKey();
   return std::move(pod);
 }
 
@@ -84,12 +81,13 @@ void CacheStore<T>::beginReplace() {
 }
 
 template <typename T>
-void CacheStore<T>::replaceItem(T&& object) {
+void CacheStore<T>::replaceItem(std::string_view text, std::size_t index) {
   if constexpr (kKeepsKeys) {
+    T object = api::json::decodeListItem<T>(text, index);
     listed_.insert(keyOf(object));
     upsert(std::move(object));
   } else {
-    filing_->add(withUid(std::move(object)));
+    filing_->add(text, index);  // decoded on the filing's own thread
   }
 }
 

@@ -22,8 +22,9 @@ namespace scheduling::informers {
 // A relist is applied as it is read, page by page: requests meanwhile see the old objects
 // updated in place, never a cache emptied for the duration of the list. The pods' store keeps
 // no keys: the Cache holds its pods by UID and tells those a relist upserted from the others,
-// assumed ones included (Cache::beginPodRelist, endPodRelist). A list's pods are filed on a
-// thread of their own (PodFiling), all of them before the list ends and any event applies.
+// assumed ones included (Cache::beginPodRelist, endPodRelist). A list's pods are decoded and
+// filed on threads of their own (PodFiling), all of them before the list ends and any event
+// applies.
 template <typename T>
 class CacheStore {
  public:
@@ -33,7 +34,10 @@ class CacheStore {
   // Called before the list's first page is asked for: the list shows the API server as it is
   // from then on.
   void beginReplace();
-  void replaceItem(T&& object);
+  // The list's item `index`, as ListStreamSplitter cut it out. Throws api::DecodeError for
+  // an item that does not decode (for pods: here or at a later call, once their decoding
+  // thread met it).
+  void replaceItem(std::string_view text, std::size_t index);
   // The list is complete: objects held but not listed are deleted. Returns how many.
   std::size_t endReplace();
 

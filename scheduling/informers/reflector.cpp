@@ -236,7 +236,7 @@ net::awaitable<api::json::ListMeta> Reflector<T>::readListPage(ListSummary& summ
     noteBacklog();
     splitter.append(bytes);
     for (auto text = splitter.nextItem(); !text.empty(); text = splitter.nextItem()) {
-      store_.replaceItem(api::json::decodeListItem<T>(text, splitter.itemsSeen() - 1));
+      store_.replaceItem(text, splitter.itemsSeen() - 1);
       ++summary.items;
     }
   }

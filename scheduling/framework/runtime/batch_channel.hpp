@@ -15,10 +15,13 @@ namespace scheduling::framework::runtime {
 // most `capacity` batches waiting: a producer that runs ahead blocks instead of buffering
 // the whole input. Loading a cluster-state file or a relist of the pods uses it so that
 // decoding the next objects and filing the last ones in the cache run at the same time.
-template <typename Item>
+//
+// A batch is a std::vector of `Item`s unless `BatchType` says otherwise (a list's item texts
+// travel back to back in one buffer: one allocation per batch, not per item).
+template <typename Item, typename BatchType = std::vector<Item>>
 class BatchChannel {
  public:
-  using Batch = std::vector<Item>;
+  using Batch = BatchType;
 
   explicit BatchChannel(std::size_t capacity) : capacity_(capacity) {}
   BatchChannel(const BatchChannel&) = delete;
