@@ -455,6 +455,8 @@ void Cache::deleteNode(std::string_view name) {
 }
 
 framework::PodInfoPtr Cache::preparePod(api::Pod pod) const {
+  // Held by UID: a pod that came without one (a hand-written file) is held by its key.
+  if (pod.metadata.uid.empty()) pod.metadata.uid = pod.cacheKey();
   state_->labelsPool.share(pod.metadata.labels);
   return framework::PodInfo::forCache(std::move(pod), state_->termPool);
 }

@@ -82,7 +82,8 @@ class Cache {
   bool upsertPod(framework::PodInfoPtr pod);
   // The PodInfo the cache keeps for `pod`: its affinity terms parsed, then dropped from the
   // pod with everything else nothing reads of a cached pod, its term lists and labels shared
-  // with the cached pods that have equal ones. Thread-safe, and meant to run where the pod
+  // with the cached pods that have equal ones, its UID set to its cacheKey() when it has
+  // none. Thread-safe, and meant to run where the pod
   // was decoded, outside the cache's lock: what it drops and what sharing replaces were
   // allocated on that thread, and freeing them on another thread waits on that thread's
   // malloc arena (perf sched of a million pods listed: the filing thread blocked every

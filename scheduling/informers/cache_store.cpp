@@ -11,16 +11,8 @@ std::string keyOf(const api::Pod& pod) { return pod.cacheKey(); }
 std::string keyOf(const api::Node& node) { return node.name; }
 std::string keyOf(const api::Namespace& ns) { return ns.name; }
 
-// `pod` with the UID it is keyed by, for a pod that came without one.
-api::Pod&& withUid(api::Pod&& pod) {
-  if (pod.metadata.uid.empty()) pod.metadata.uid = pod.cacheKey();
-  return std::move(pod);
-}
-
 // Returns whether a pod got a node.
-bool upsertInto(cache::Cache& cache, api::Pod&& pod) {
-  return cache.upsertPod(withUid(std::move(pod)));
-}
+bool upsertInto(cache::Cache& cache, api::Pod&& pod) { return cache.upsertPod(std::move(pod)); }
 bool upsertInto(cache::Cache& cache, api::Node&& node) {
   cache.upsertNode(std::move(node));
   return false;
@@ -87,7 +79,7 @@ void CacheStore<T>::replaceItem(std::string_view text, std::size_t index) {
     listed_.insert(keyOf(object));
     upsert(std::move(object));
   } else {
-    filing_->add(text, index);  // decoded on the filing's own thread
+    filing_->add(text, index);  // decoded on a thread of the filing's own
   }
 }
 

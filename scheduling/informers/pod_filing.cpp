@@ -67,7 +67,6 @@ void PodFiling::decode() {
         const std::string_view text(texts->bytes.data() + begin, texts->ends[i] - begin);
         begin = texts->ends[i];
         api::Pod pod = api::json::decodeListItem<api::Pod>(text, texts->firstIndex + i);
-        if (pod.metadata.uid.empty()) pod.metadata.uid = pod.cacheKey();
         pods.push_back(cache_.preparePod(std::move(pod)));
       }
       if (!pods_.push(std::exchange(pods, {}))) break;  // the filing thread failed

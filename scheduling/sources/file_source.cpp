@@ -73,7 +73,6 @@ void decodeList(std::FILE* file, const std::string& path, const cache::Cache& ca
       add(TerminalPod{});
       return;
     }
-    if (pod.metadata.uid.empty()) pod.metadata.uid = pod.cacheKey();
     add(cache.preparePod(std::move(pod)));
   };
   visitor.ns = add;
