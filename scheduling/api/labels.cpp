@@ -18,7 +18,9 @@ constexpr std::size_t kInitialSlots = 8;
 Labels::Storage& Labels::own() {
   if (!storage_) {
     storage_ = std::make_shared<Storage>();
-  } else if (storage_.use_count() > 1) {
+  } else if (storage_.use_count() > 1 || storage_->pooled) {
+    // A pool's weak reference is not in use_count(): another thread could take the storage
+    // from the pool while it is written.
     storage_ = std::make_shared<Storage>(*storage_);
   }
   return *storage_;
@@ -59,7 +61,7 @@ void Labels::reserve(std::size_t labels, std::size_t bytes) {
 }
 
 void Labels::shrinkToFit() {
-  if (!storage_ || storage_.use_count() > 1) return;  // shared: sized already
+  if (!storage_ || storage_.use_count() > 1 || storage_->pooled) return;  // shared: sized already
   storage_->bytes.shrink_to_fit();
   storage_->slots.shrink_to_fit();
 }

@@ -128,6 +128,13 @@ class Labels {
   struct Storage {
     std::vector<char> bytes;
     std::vector<Slot> slots;  // sorted by key
+    // Known to a LabelsPool, which may hand it to any thread at any moment: never written
+    // again. Not part of the value (operator==), and not copied (a copy is unpooled).
+    bool pooled = false;
+
+    Storage() = default;
+    Storage(const Storage& other) : bytes(other.bytes), slots(other.slots) {}
+    Storage& operator=(const Storage&) = delete;
 
     // The same bytes at the same offsets: two comparisons of contiguous arrays.
     bool operator==(const Storage& other) const {
@@ -161,7 +168,7 @@ class Labels {
   bool sameLayout(const Labels& other) const { return *storage_ == *other.storage_; }
 
   // Null for an empty set. Shared by copies and by pooled equal sets; only modified while
-  // this set is its only owner.
+  // this set is its only owner and no pool knows it.
   std::shared_ptr<Storage> storage_;
 };
 

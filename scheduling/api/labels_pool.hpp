@@ -12,7 +12,10 @@ namespace scheduling::api {
 class LabelsPool {
  public:
   void share(Labels& labels) {
-    if (labels.storage_) labels.storage_ = pool_.share(labels.storage_, labels.layoutHash());
+    if (!labels.storage_) return;
+    // Marked before the pool can hand it out: from then on it is only read.
+    labels.storage_->pooled = true;
+    labels.storage_ = pool_.share(labels.storage_, labels.layoutHash());
   }
   std::size_t size() const { return pool_.size(); }
 

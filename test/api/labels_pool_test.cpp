@@ -46,6 +46,23 @@ BOOST_AUTO_TEST_CASE(EqualSetsShareOneBuffer) {
   BOOST_TEST((a == decoded("shop", "5d8f")));
 }
 
+// A pooled set that only one holder holds is still copied before it changes: the pool may
+// hand it to another thread (a pod decoded there) while it is being written.
+BOOST_AUTO_TEST_CASE(APooledSetIsNeverWrittenInPlace) {
+  LabelsPool pool;
+  Labels a;  // not shrunk: room to grow in place
+  a.set("app", "shop");
+  const void* own = bufferOf(a, "app");
+  a.set("tier", "web");
+  BOOST_TEST(bufferOf(a, "app") == own);  // written in place while nobody else knows it
+
+  pool.share(a);  // a's storage is the pool's entry now, and a its one holder
+  const void* pooled = bufferOf(a, "app");
+  a.set("zone", "z1");
+  BOOST_TEST(bufferOf(a, "app") != pooled);
+  BOOST_TEST(*a.get("zone") == "z1");
+}
+
 // The empty set has no buffer to share and is left as it is.
 BOOST_AUTO_TEST_CASE(EmptySetStaysEmpty) {
   LabelsPool pool;
