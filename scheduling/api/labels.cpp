@@ -20,8 +20,9 @@ Labels::Storage& Labels::own() {
     storage_ = std::make_shared<Storage>();
   } else if (storage_.use_count() > 1 || storage_->pooled) {
     // A pool's weak reference is not in use_count(): another thread could take the storage
-    // from the pool while it is written.
+    // from the pool while it is written. The copy is this set's alone.
     storage_ = std::make_shared<Storage>(*storage_);
+    storage_->pooled = false;
   }
   return *storage_;
 }

@@ -129,12 +129,8 @@ class Labels {
     std::vector<char> bytes;
     std::vector<Slot> slots;  // sorted by key
     // Known to a LabelsPool, which may hand it to any thread at any moment: never written
-    // again. Not part of the value (operator==), and not copied (a copy is unpooled).
+    // again. Not part of the value (operator==); own()'s copy clears it.
     bool pooled = false;
-
-    Storage() = default;
-    Storage(const Storage& other) : bytes(other.bytes), slots(other.slots) {}
-    Storage& operator=(const Storage&) = delete;
 
     // The same bytes at the same offsets: two comparisons of contiguous arrays.
     bool operator==(const Storage& other) const {

@@ -83,11 +83,10 @@ class Cache {
   // The PodInfo the cache keeps for `pod`: its affinity terms parsed, then dropped from the
   // pod with everything else nothing reads of a cached pod, its term lists and labels shared
   // with the cached pods that have equal ones, its UID set to its cacheKey() when it has
-  // none. Thread-safe, and meant to run where the pod
-  // was decoded, outside the cache's lock: what it drops and what sharing replaces were
-  // allocated on that thread, and freeing them on another thread waits on that thread's
-  // malloc arena (perf sched of a million pods listed: the filing thread blocked every
-  // 40-100 µs in _int_free).
+  // none. Thread-safe, and meant to run where the pod was decoded, outside the cache's lock:
+  // what it drops and what sharing replaces were allocated on that thread, and freeing them
+  // on another thread waits on that thread's malloc arena (perf sched of a million pods
+  // listed: the filing thread blocked every 40-100 µs in _int_free).
   framework::PodInfoPtr preparePod(api::Pod pod) const;
   void deletePod(std::string_view uid);
   void upsertNamespace(api::Namespace ns);
