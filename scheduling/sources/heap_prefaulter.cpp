@@ -66,10 +66,11 @@ void HeapPrefaulter::populate(std::stop_token stop, std::uintptr_t from) {
     }
     const std::size_t length = std::min(kSlice, to - from);
     if (madvise(reinterpret_cast<void*>(from), length, MADV_POPULATE_WRITE) != 0) {
-      // EINVAL: a kernel without MADV_POPULATE_WRITE; EFAULT, EINTR: memory short, or the
-      // process is dying. Malloc faults its pages in itself from here on.
+      // EINVAL: a kernel without MADV_POPULATE_WRITE; EFAULT, EINTR: a page that cannot be
+      // had, or the process is dying. Malloc faults its pages in itself from here on.
       if (errno != ENOMEM) return;
-      // The heap shrank between reading the break and populating: start again from it.
+      // The heap shrank between reading the break and populating, or memory is short: what
+      // is left of this stretch is malloc's to fault in; wait for the next from the break.
       from = pageAligned(programBreak());
       continue;
     }

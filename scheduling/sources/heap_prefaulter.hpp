@@ -34,9 +34,10 @@ class HeapPrefaulter {
   // How far ahead of its use the arena grows: at S5 the decoder allocates ~150 MiB/s and
   // the prefaulting thread populates 400 MiB/s or more, so each step is ahead within a second.
   static constexpr int kTopPad = 256 << 20;
-  // Setting M_TOP_PAD stops glibc's dynamic mmap threshold, which would otherwise rise to the
-  // largest block freed (up to 32 MiB) and keep request-sized buffers in the heap. These are
-  // the values that policy reaches, set for good, so requests allocate as they did before.
+  // Setting M_TOP_PAD stops glibc's dynamic mmap threshold, which would otherwise rise with
+  // the largest block freed, up to 32 MiB, and keep request-sized buffers in the heap. Its
+  // ceiling is set for good instead, so that a request's buffers never cost an mmap and the
+  // first touches of fresh pages on every request.
   static constexpr int kMmapThreshold = 32 << 20;
   static constexpr int kTrimThreshold = 2 * kMmapThreshold;
 
