@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <system_error>
 
 namespace scheduling::sources {
 
@@ -41,12 +42,19 @@ HeapPrefaulter::HeapPrefaulter() {
   mallopt(M_TOP_PAD, kTopPad);
   // The break as it is now, before this thread allocates again: from here on it is growth.
   const std::uintptr_t from = pageAligned(programBreak());
-  thread_ = std::jthread([this, from](std::stop_token stop) { populate(stop, from); });
+  try {
+    thread_ = std::jthread([this, from](std::stop_token stop) { populate(stop, from); });
+  } catch (const std::system_error&) {
+    // No thread to be had (a pids limit): malloc faults its pages in itself, as it would
+    // without a prefaulter. Throwing would leave the load's filing thread waiting forever.
+  }
 }
 
 HeapPrefaulter::~HeapPrefaulter() {
-  thread_.request_stop();
-  thread_.join();
+  if (thread_.joinable()) {
+    thread_.request_stop();
+    thread_.join();
+  }
   mallopt(M_TOP_PAD, kDefaultTopPad);
   mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
   mallopt(M_TRIM_THRESHOLD, kTrimThreshold);

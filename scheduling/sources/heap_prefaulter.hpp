@@ -19,8 +19,8 @@ namespace scheduling::sources {
 //
 // Only the main arena grows that way (the others are mmap'd heaps mapped in step with use),
 // so only allocations made on the process's main thread gain. Where the kernel lacks
-// MADV_POPULATE_WRITE (before 5.14) or malloc is not glibc's brk heap (the sanitizers), the
-// thread finds nothing to do and the load runs as it would without it.
+// MADV_POPULATE_WRITE (before 5.14), malloc is not glibc's brk heap (the sanitizers) or no
+// thread can be started, nothing is prefaulted and the load runs as it would without it.
 class HeapPrefaulter {
  public:
   HeapPrefaulter();
