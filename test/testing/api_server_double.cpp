@@ -233,6 +233,10 @@ void ApiServerDouble::accept() {
     std::lock_guard lock(mutex_);
     if (stopping_) return;
     if (ec) continue;
+    // Go's net package turns Nagle's algorithm off on every TCP connection, kube-apiserver's
+    // included: a list page's last small write then goes out at once, where Nagle would hold
+    // it until the client's delayed acknowledgement (up to 40 ms) of the write before it.
+    socket.set_option(tcp::no_delay(true), ec);
     auto connection = std::make_shared<Connection>(std::move(socket));
     connections_.push_back(connection);
     threads_.emplace_back([this, connection] { serve(connection); });
