@@ -103,6 +103,10 @@ net::awaitable<void> ApiConnection::connect(std::chrono::seconds timeout) {
   }
   tcp().expires_after(timeout);
   co_await tcp().async_connect(endpoints, use_awaitable);
+  // Nagle's algorithm off, as on client-go's connections (Go's default): a request that leaves
+  // in more than one write is never held back for the API server's delayed acknowledgement.
+  beast::error_code ignored;
+  tcp().socket().set_option(net::ip::tcp::no_delay(true), ignored);
   if (secure_) {
     const std::string& serverName =
         config_.tlsServerName.empty() ? config_.host : config_.tlsServerName;

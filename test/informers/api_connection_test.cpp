@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "scheduling/informers/token_source.hpp"
+#include "test/testing/sockets.hpp"
 
 namespace net = boost::asio;
 using net::ip::tcp;
@@ -126,6 +127,39 @@ BOOST_AUTO_TEST_CASE(unread_bytes_are_what_arrived_and_was_not_read) {
   BOOST_TEST(afterFirstRead <= kBody);
   BOOST_TEST(read == kBody);
   BOOST_TEST(afterLastRead == 0u);
+}
+
+// As client-go's connections: Nagle's algorithm off, so that a request written in more than
+// one piece never waits for the API server's delayed acknowledgement of the first. The server
+// here reads the option off the client's socket (this process's own) while it answers.
+BOOST_AUTO_TEST_CASE(the_connection_turns_nagles_algorithm_off) {
+  net::io_context io;
+  tcp::acceptor acceptor(io, {net::ip::make_address("127.0.0.1"), 0});
+  const std::uint16_t serverPort = acceptor.local_endpoint().port();
+  std::optional<bool> noDelay;
+  std::thread server([&] {
+    tcp::socket socket = acceptor.accept();
+    readRequest(socket);
+    noDelay = testing::noDelayOfConnection(socket.remote_endpoint().port(), serverPort);
+    net::write(socket,
+               net::buffer(std::string("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                       "Content-Length: 2\r\n\r\n{}")));
+    boost::system::error_code ignored;
+    net::streambuf rest;
+    net::read(socket, rest, ignored);  // until the client closes
+  });
+
+  Client client(io, serverPort);
+  runClient(io, server, [&]() -> net::awaitable<void> {
+    co_await client.connection.get("/api/v1/pods", 5s);
+    std::string body;
+    while (co_await client.connection.readSome(body, 5s)) {
+    }
+    client.connection.close();
+  });
+
+  BOOST_TEST_REQUIRE(noDelay.has_value());  // the client's socket was found
+  BOOST_TEST(*noDelay);
 }
 
 // kube-apiserver, or a proxy before it, may send a large list in small chunks. A read hands

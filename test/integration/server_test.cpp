@@ -15,6 +15,7 @@
 #include "server/options.hpp"
 #include "test/testing/example_cluster.hpp"
 #include "test/testing/http_client.hpp"
+#include "test/testing/sockets.hpp"
 
 namespace {
 
@@ -309,6 +310,19 @@ BOOST_AUTO_TEST_CASE(a_slow_header_is_cut_off_but_an_idle_connection_is_not) {
 
   // The idle connection outlived the header timeout and still serves.
   BOOST_TEST(idle.get("/healthz").status == 200u);
+}
+
+// An answer larger than a TLS record, or streamed, leaves in several writes: the server's end
+// of a connection has Nagle's algorithm off, so that the last, short write is not held for the
+// caller's delayed acknowledgement. The server object runs in this process, so the test reads
+// the option off its socket.
+BOOST_AUTO_TEST_CASE(accepted_connections_turn_nagles_algorithm_off) {
+  ExampleServer server;
+  testing::HttpClient client(server.port());
+  BOOST_TEST_REQUIRE(client.get("/healthz").status == 200u);  // accepted and served
+  const auto noDelay = testing::noDelayOfConnection(server.port(), client.localPort());
+  BOOST_TEST_REQUIRE(noDelay.has_value());  // the server's end was found
+  BOOST_TEST(*noDelay);
 }
 
 BOOST_AUTO_TEST_CASE(drain_answers_requests_already_read) {

@@ -21,6 +21,8 @@ HttpClient::HttpClient(std::uint16_t port) : stream_(ioc_) {
   stream_.connect(net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
 }
 
+std::uint16_t HttpClient::localPort() const { return stream_.socket().local_endpoint().port(); }
+
 HttpReply HttpClient::get(std::string_view target) {
   http::request<http::string_body> request{http::verb::get, target, 11};
   request.set(http::field::host, "127.0.0.1");

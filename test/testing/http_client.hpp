@@ -38,6 +38,8 @@ class HttpClient {
   HttpReply rawInPieces(std::string_view bytes, std::size_t pieceBytes);
   // True when the server closed the connection (a read sees end of stream).
   bool closedByServer();
+  // The port of this client's end of the connection.
+  std::uint16_t localPort() const;
 
  private:
   HttpReply read();
