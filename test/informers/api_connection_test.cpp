@@ -158,8 +158,9 @@ BOOST_AUTO_TEST_CASE(the_connection_turns_nagles_algorithm_off) {
     client.connection.close();
   });
 
-  BOOST_TEST_REQUIRE(noDelay.has_value());  // the client's socket was found
-  BOOST_TEST(*noDelay);
+  BOOST_TEST_REQUIRE(noDelay.has_value(),
+                     "no socket of this process is connected to the server's port " << serverPort);
+  BOOST_TEST(*noDelay, "Nagle's algorithm is on (no TCP_NODELAY) on the ApiConnection's socket");
 }
 
 // kube-apiserver, or a proxy before it, may send a large list in small chunks. A read hands

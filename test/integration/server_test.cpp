@@ -321,8 +321,11 @@ BOOST_AUTO_TEST_CASE(accepted_connections_turn_nagles_algorithm_off) {
   testing::HttpClient client(server.port());
   BOOST_TEST_REQUIRE(client.get("/healthz").status == 200u);  // accepted and served
   const auto noDelay = testing::noDelayOfConnection(server.port(), client.localPort());
-  BOOST_TEST_REQUIRE(noDelay.has_value());  // the server's end was found
-  BOOST_TEST(*noDelay);
+  BOOST_TEST_REQUIRE(noDelay.has_value(), "no socket of the server on port "
+                                              << server.port() << " is connected to the client's "
+                                              << client.localPort());
+  BOOST_TEST(*noDelay,
+             "Nagle's algorithm is on (no TCP_NODELAY) on the connection the server accepted");
 }
 
 BOOST_AUTO_TEST_CASE(drain_answers_requests_already_read) {

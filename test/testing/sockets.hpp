@@ -11,8 +11,8 @@
 
 namespace testing {
 
-// Whether Nagle's algorithm is off (TCP_NODELAY) on this process's TCP socket bound to
-// 127.0.0.1:`localPort` and connected to `peerPort`: how a test sees the option on a socket
+// Whether Nagle's algorithm is off (TCP_NODELAY) on this process's IPv4 TCP socket whose own
+// port is `localPort` and whose peer's is `peerPort`: how a test sees the option on a socket
 // that the code under test owns, since the option never shows on the wire. Nothing when no
 // such socket is open.
 inline std::optional<bool> noDelayOfConnection(std::uint16_t localPort, std::uint16_t peerPort) {
