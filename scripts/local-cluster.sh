@@ -14,7 +14,8 @@
 # Ready without heartbeats.
 #
 # `down` stops what `up` started in DIR, by the process ids it recorded, and nothing else.
-# DIR keeps the logs and etcd's data until it is removed.
+# DIR keeps the logs and etcd's data until it is removed. `restart DIR COMPONENT` stops one
+# of them and starts it again on the same ports and data.
 #
 # Files in DIR:
 #   admin.kubeconfig          cluster-admin (system:masters), for kubectl and helm
@@ -28,7 +29,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 bin=${KUBERNETES_BIN:-$repo/build/kubernetes/bin}
 
 usage() {
-  echo "usage: $0 up DIR [--nodes N] [--zones Z] | $0 down DIR" >&2
+  echo "usage: $0 up DIR [--nodes N] [--zones Z] | $0 down DIR | $0 restart DIR COMPONENT" >&2
   exit 2
 }
 die() { echo "local-cluster.sh: $*" >&2; exit 1; }
@@ -48,7 +49,7 @@ recorded_pid() {
 start() {
   local name=$1; shift
   # setsid: the component outlives this script and the terminal that ran it.
-  setsid "$@" >"$dir/logs/$name.log" 2>&1 </dev/null &
+  setsid "$@" >>"$dir/logs/$name.log" 2>&1 </dev/null &
   local pid=$!
   echo "$pid $(start_time "$pid")" >"$dir/run/$name.pid"
   printf '%-24s pid %-7s logs %s\n' "$name" "$pid" "$dir/logs/$name.log"
@@ -63,7 +64,7 @@ stop() {
     sleep 0.1
   done
   if [ -n "$(start_time "$pid")" ]; then
-    echo "local-cluster.sh: $name (pid $pid) ignored SIGTERM for 10 s; killing it" >&2
+    echo "local-cluster.sh: $name (pid $pid) did not stop within 10 s of SIGTERM; sending SIGKILL" >&2
     kill -KILL "$pid" 2>/dev/null || true
   fi
   rm -f "$dir/run/$name.pid"
@@ -135,7 +136,7 @@ kind: Config
 clusters:
   - name: local
     cluster:
-      server: https://127.0.0.1:$api_port
+      server: https://127.0.0.1:$APISERVER_PORT
       certificate-authority: $dir/pki/ca.crt
 users:
   - name: $user
@@ -184,7 +185,62 @@ EOF
   echo "nodes                    $count Ready over $zones zone(s)"
 }
 
-# --- up / down ---------------------------------------------------------------------------
+# --- components --------------------------------------------------------------------------
+
+# Each starts one component on the ports in cluster.env and waits until it is ready, so that
+# `restart` brings one back where it was.
+
+start_etcd() {
+  # etcd keeps its data in DIR/etcd across restarts. fsync off: the data is a test's, and a
+  # disk flush per write would dominate its time.
+  start etcd "$bin/etcd" --name local --data-dir "$dir/etcd" \
+    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-cluster "local=http://127.0.0.1:$ETCD_PEER_PORT" \
+    --unsafe-no-fsync --log-level warn
+  wait_for etcd 30 curl -sf "http://127.0.0.1:$ETCD_PORT/health"
+}
+
+start_kube_apiserver() {
+  # The endpoint reconciler is off: it would publish 127.0.0.1 as the `kubernetes` Service's
+  # endpoint, which endpoint validation refuses. In-cluster clients reach 10.96.0.1 through
+  # whatever routes it here (the end-to-end suite's node agent). TaintNodesByCondition is off,
+  # as in upstream's integration tests: it taints each new node not-ready until a kubelet
+  # reports, and none will.
+  start kube-apiserver "$bin/kube-apiserver" \
+    --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
+    --bind-address 127.0.0.1 --secure-port "$APISERVER_PORT" --advertise-address 127.0.0.1 \
+    --tls-cert-file "$dir/pki/apiserver.crt" --tls-private-key-file "$dir/pki/apiserver.key" \
+    --client-ca-file "$dir/pki/ca.crt" \
+    --authorization-mode RBAC \
+    --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file "$dir/pki/service-account.pub" \
+    --service-account-signing-key-file "$dir/pki/service-account.key" \
+    --service-cluster-ip-range 10.96.0.0/16 \
+    --endpoint-reconciler-type none --disable-admission-plugins TaintNodesByCondition \
+    --allow-privileged=true --profiling=false
+  wait_for kube-apiserver 120 curl -sf --cacert "$dir/pki/ca.crt" --cert "$dir/pki/admin.crt" \
+    --key "$dir/pki/admin.key" "https://127.0.0.1:$APISERVER_PORT/readyz"
+}
+
+start_kube_controller_manager() {
+  # The controllers a Deployment needs (deployment, replicaset, garbage collector), the ones
+  # that give pods their service accounts and tokens, namespace deletion, PodDisruptionBudget
+  # status (preemption counts it) and EndpointSlices. Node lifecycle stays off: no kubelet
+  # sends heartbeats, and it would taint every node unreachable.
+  start kube-controller-manager "$bin/kube-controller-manager" \
+    --kubeconfig "$dir/controller-manager.kubeconfig" \
+    --authentication-kubeconfig "$dir/controller-manager.kubeconfig" \
+    --authorization-kubeconfig "$dir/controller-manager.kubeconfig" \
+    --bind-address 127.0.0.1 --secure-port "$CONTROLLER_MANAGER_PORT" --leader-elect=false \
+    --controllers deployment-controller,replicaset-controller,garbage-collector-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller,namespace-controller,disruption-controller,endpointslice-controller \
+    --service-account-private-key-file "$dir/pki/service-account.key" \
+    --root-ca-file "$dir/pki/ca.crt" --use-service-account-credentials
+  wait_for kube-controller-manager 60 curl -sfk "https://127.0.0.1:$CONTROLLER_MANAGER_PORT/healthz"
+}
+
+# --- up / down / restart -----------------------------------------------------------------------
 
 up() {
   local nodes=0 zones=1
@@ -206,65 +262,42 @@ up() {
   mkdir -p "$dir/logs" "$dir/run"
   [ -f "$dir/pki/ca.crt" ] || pki
 
-  etcd_port=$(free_port) etcd_peer_port=$(free_port) api_port=$(free_port) kcm_port=$(free_port)
   cat >"$dir/cluster.env" <<EOF
-ETCD_PORT=$etcd_port
-APISERVER_PORT=$api_port
-CONTROLLER_MANAGER_PORT=$kcm_port
+ETCD_PORT=$(free_port)
+ETCD_PEER_PORT=$(free_port)
+APISERVER_PORT=$(free_port)
+CONTROLLER_MANAGER_PORT=$(free_port)
 EOF
-  # A restarted cluster keeps etcd's data and the certificates, so a test can restart it.
-  # fsync off: the data is a test's, and a disk flush per write would dominate its time.
-  start etcd "$bin/etcd" --name local --data-dir "$dir/etcd" \
-    --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
-    --listen-peer-urls "http://127.0.0.1:$etcd_peer_port" \
-    --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer_port" \
-    --initial-cluster "local=http://127.0.0.1:$etcd_peer_port" \
-    --unsafe-no-fsync --log-level warn
-  wait_for etcd 30 curl -sf "http://127.0.0.1:$etcd_port/health"
-
-  # The endpoint reconciler is off: it would publish 127.0.0.1 as the `kubernetes` Service's
-  # endpoint, which endpoint validation refuses. In-cluster clients reach 10.96.0.1 through
-  # whatever routes it here (the end-to-end suite's node agent).
-  start kube-apiserver "$bin/kube-apiserver" \
-    --etcd-servers "http://127.0.0.1:$etcd_port" \
-    --bind-address 127.0.0.1 --secure-port "$api_port" --advertise-address 127.0.0.1 \
-    --tls-cert-file "$dir/pki/apiserver.crt" --tls-private-key-file "$dir/pki/apiserver.key" \
-    --client-ca-file "$dir/pki/ca.crt" \
-    --authorization-mode RBAC \
-    --service-account-issuer https://kubernetes.default.svc.cluster.local \
-    --service-account-key-file "$dir/pki/service-account.pub" \
-    --service-account-signing-key-file "$dir/pki/service-account.key" \
-    --service-cluster-ip-range 10.96.0.0/16 \
-    --endpoint-reconciler-type none \
-    --allow-privileged=true --profiling=false
+  source "$dir/cluster.env"
   kubeconfig admin "$dir/admin.kubeconfig"
   kubeconfig controller-manager "$dir/controller-manager.kubeconfig"
   kubeconfig scheduler "$dir/scheduler.kubeconfig"
-  wait_for kube-apiserver 120 curl -sf --cacert "$dir/pki/ca.crt" --cert "$dir/pki/admin.crt" \
-    --key "$dir/pki/admin.key" "https://127.0.0.1:$api_port/readyz"
-
-  # The controllers a Deployment needs (deployment, replicaset, garbage collector), the ones
-  # that give pods their service accounts and tokens, namespace deletion, PodDisruptionBudget
-  # status (preemption counts it) and EndpointSlices. Node lifecycle stays off: no kubelet
-  # sends heartbeats, and it would taint every node unreachable.
-  start kube-controller-manager "$bin/kube-controller-manager" \
-    --kubeconfig "$dir/controller-manager.kubeconfig" \
-    --authentication-kubeconfig "$dir/controller-manager.kubeconfig" \
-    --authorization-kubeconfig "$dir/controller-manager.kubeconfig" \
-    --bind-address 127.0.0.1 --secure-port "$kcm_port" --leader-elect=false \
-    --controllers deployment-controller,replicaset-controller,garbage-collector-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller,namespace-controller,disruption-controller,endpointslice-controller \
-    --service-account-private-key-file "$dir/pki/service-account.key" \
-    --root-ca-file "$dir/pki/ca.crt" --use-service-account-credentials
-  wait_for kube-controller-manager 60 curl -sfk "https://127.0.0.1:$kcm_port/healthz"
+  start_etcd
+  start_kube_apiserver
+  start_kube_controller_manager
   # The default namespace's ServiceAccount is the service-account controller's first work;
   # a pod created before it exists is refused.
   wait_for kube-controller-manager 60 "$bin/kubectl" --kubeconfig "$dir/admin.kubeconfig" \
     get serviceaccount default --namespace default
 
   [ "$nodes" -eq 0 ] || register_nodes "$nodes" "$zones"
-  echo "API server               https://127.0.0.1:$api_port (ready)"
+  echo "API server               https://127.0.0.1:$APISERVER_PORT (ready)"
   echo "kubectl                  $bin/kubectl --kubeconfig $dir/admin.kubeconfig get nodes"
   echo "stop with                $0 down $dir"
+}
+
+# Stops one component and starts it again on the same ports, with the same data: what a
+# test needs to restart kube-apiserver under the informers.
+restart() {
+  local component=$1
+  case "$component" in
+    etcd | kube-apiserver | kube-controller-manager) ;;
+    *) die "restart takes etcd, kube-apiserver or kube-controller-manager, not '$component'" ;;
+  esac
+  [ -f "$dir/cluster.env" ] || die "$dir holds no cluster that $0 started"
+  source "$dir/cluster.env"
+  stop "$component"
+  "start_${component//-/_}"
 }
 
 down() {
@@ -282,5 +315,6 @@ dir=$(cd "$dir" && pwd)
 case "$command" in
   up) up "$@" ;;
   down) [ $# -eq 0 ] || usage; down ;;
+  restart) [ $# -eq 1 ] || usage; restart "$1" ;;
   *) usage ;;
 esac

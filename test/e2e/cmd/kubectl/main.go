@@ -13,7 +13,7 @@ import (
 
 func main() {
 	// -v has to reach klog before the command is built: kubectl logs while it reads .kuberc.
-	_ = logs.GlogSetter(cmd.GetLogVerbosity(os.Args))
+	_, _ = logs.GlogSetter(cmd.GetLogVerbosity(os.Args))
 	if err := cli.RunNoErrOutput(cmd.NewDefaultKubectlCommand()); err != nil {
 		util.CheckErr(err)
 	}
