@@ -30,7 +30,7 @@ type container struct {
 	process      *os.Process
 	exited       chan struct{} // closed when the current process has exited
 	startedAt    time.Time
-	starts       int32 // restartCount is starts - 1
+	starts       int32  // restartCount is starts - 1
 	waiting      string // CrashLoopBackOff while backing off, ContainerCreating before the first start
 	lastState    *corev1.ContainerStateTerminated
 	started      bool // the startup probe passed (or there is none)
