@@ -22,6 +22,7 @@
 #   scheduler.kubeconfig      system:kube-scheduler, for running kube-scheduler by hand
 #   pki/                      the cluster CA, serving and client certificates, service-account keys
 #   logs/<component>.log      each component's output
+#   logs/audit.log            kube-apiserver's audit log of every Binding created
 #   run/<component>.pid       "pid start-time" of each process `up` started
 #   cluster.env               the ports, for scripts
 set -euo pipefail
@@ -203,6 +204,18 @@ start_etcd() {
 }
 
 start_kube_apiserver() {
+  # Every Binding created, by whom and with what answer, goes to logs/audit.log: the
+  # end-to-end suite counts them per pod.
+  cat >"$dir/audit-policy.yaml" <<EOF
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+    verbs: [create]
+    resources: [{group: "", resources: [pods/binding]}]
+  - level: None
+EOF
   # The endpoint reconciler is off: it would publish 127.0.0.1 as the `kubernetes` Service's
   # endpoint, which endpoint validation refuses. In-cluster clients reach 10.96.0.1 through
   # whatever routes it here (the end-to-end suite's node agent). TaintNodesByCondition is off,
@@ -219,6 +232,8 @@ start_kube_apiserver() {
     --service-account-signing-key-file "$dir/pki/service-account.key" \
     --service-cluster-ip-range 10.96.0.0/16 \
     --endpoint-reconciler-type none --disable-admission-plugins TaintNodesByCondition \
+    --audit-policy-file "$dir/audit-policy.yaml" --audit-log-path "$dir/logs/audit.log" \
+    --audit-log-format json \
     --allow-privileged=true --profiling=false
   wait_for kube-apiserver 120 curl -sf --cacert "$dir/pki/ca.crt" --cert "$dir/pki/admin.crt" \
     --key "$dir/pki/admin.key" "https://127.0.0.1:$APISERVER_PORT/readyz"

@@ -21,10 +21,12 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"os"
 	"path"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -71,8 +73,26 @@ type Agent struct {
 	stopInformers     context.CancelFunc
 	workers           sync.WaitGroup
 
+	lock              *os.File
+
 	mu      sync.Mutex
 	runners map[types.UID]*podRunner
+}
+
+// lockPath is held by the agent that runs: one agent per machine, since each removes what
+// it finds of earlier ones (network namespaces, the bridge).
+const lockPath = "/run/sx-e2e-node-agent.lock"
+
+func takeLock() (*os.File, error) {
+	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("another node agent runs on this machine (it holds %s): one at a time", lockPath)
+	}
+	return f, nil
 }
 
 // The `kubernetes` Service's ClusterIP, the first address of local-cluster.sh's service range.
@@ -101,7 +121,12 @@ func New(cfg Config) (*Agent, error) {
 		runners:           map[types.UID]*podRunner{},
 		queue:             workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
 	}
+	var err error
+	if a.lock, err = takeLock(); err != nil {
+		return nil, err
+	}
 	if err := a.network.setUp(); err != nil {
+		a.lock.Close()
 		return nil, fmt.Errorf("pod network: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -159,6 +184,7 @@ func (a *Agent) Stop() {
 	wg.Wait()
 	a.proxy.stop()
 	a.network.tearDown()
+	a.lock.Close()
 }
 
 func (a *Agent) logf(format string, args ...any) { a.cfg.Logf("node agent: "+format, args...) }
@@ -170,6 +196,9 @@ func (a *Agent) processNext(ctx context.Context) bool {
 	}
 	defer a.queue.Done(key)
 	if err := a.sync(ctx, key); err != nil {
+		if ctx.Err() != nil {
+			return false
+		}
 		a.logf("pod %s: %v (retrying)", key, err)
 		a.queue.AddRateLimited(key)
 		return true

@@ -121,7 +121,7 @@ func (n *Network) detach(ns, hostVeth string) {
 // default route.
 func (n *Network) addServiceIP(ip netip.Addr) error {
 	err := run("ip", "addr", "add", netip.PrefixFrom(ip, 32).String(), "dev", n.Bridge)
-	if err != nil && strings.Contains(err.Error(), "File exists") {
+	if err != nil && (strings.Contains(err.Error(), "File exists") || strings.Contains(err.Error(), "already assigned")) {
 		return nil
 	}
 	return err

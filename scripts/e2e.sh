@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs the end-to-end suite (test/e2e): the real kube-scheduler, kube-apiserver, etcd and
+# helm built by scripts/build-kubernetes.sh, the extender built by scripts/build.sh, the chart
+# installed by helm and its pods run by the suite's node agent. Needs root (network
+# namespaces, mounts). Arguments go to `go test`, e.g. one scenario:
+#
+#   scripts/e2e.sh -run 'TestScheduling/exclusive/nodeCacheCapable=true/bind=true/sidecar-http' -v
+#
+# The packages run one after another (-p 1): each starts its own control plane, and one node
+# agent runs on a machine at a time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/go-env.sh
+export SX_REPO=$PWD
+export SX_BINARY=${SX_BINARY:-$PWD/build/scheduler-extender}
+export KUBERNETES_BIN=${KUBERNETES_BIN:-$PWD/build/kubernetes/bin}
+cd test/e2e
+exec go test -p 1 -count=1 -timeout 45m ./... "$@"
