@@ -27,7 +27,7 @@ func (c *Cluster) Bindings() ([]BindingAttempt, error) {
 	scanner.Buffer(make([]byte, 1<<20), 1<<20)
 	for scanner.Scan() {
 		var event struct {
-			Stage     string `json:"stage"`
+			Stage     string                    `json:"stage"`
 			User      struct{ Username string } `json:"user"`
 			ObjectRef struct {
 				Resource, Subresource, Namespace, Name string

@@ -73,7 +73,7 @@ type Agent struct {
 	stopInformers     context.CancelFunc
 	workers           sync.WaitGroup
 
-	lock              *os.File
+	lock *os.File
 
 	mu      sync.Mutex
 	runners map[types.UID]*podRunner
