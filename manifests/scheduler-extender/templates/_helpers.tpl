@@ -143,7 +143,7 @@ extenders:
     {{- with .Values.registration.bindVerb }}
     bindVerb: {{ . | quote }}
     {{- end }}
-    weight: {{ int .Values.registration.weight }}
+    weight: {{ include "scheduler-extender.weight" . }}
     nodeCacheCapable: {{ .Values.registration.nodeCacheCapable }}
     httpTimeout: {{ .Values.registration.httpTimeout }}
     ignorable: {{ .Values.registration.ignorable }}
@@ -157,6 +157,17 @@ extenders:
       keyFile: {{ $tlsDir }}/client/tls.key
       {{- end }}
     {{- end }}
+{{- end }}
+
+{{/*
+The extender's weight in kube-scheduler's scoring; see values.yaml's registration.weight.
+*/}}
+{{- define "scheduler-extender.weight" -}}
+{{- if not (kindIs "invalid" .Values.registration.weight) }}
+{{- int .Values.registration.weight }}
+{{- else if .Values.registration.exclusiveInterPodAffinity }}3
+{{- else }}1
+{{- end }}
 {{- end }}
 
 {{/*
