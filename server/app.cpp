@@ -294,6 +294,7 @@ int serve(const Options& options) {
       listening,
       RouterContext{scheduler, *cache, metrics,
                     [&] { return live ? live->source->synced() : fileLoaded.load(); },
+                    [&informerReporter] { return informerReporter.unsyncedReason(); },
                     [&draining] { return draining.load(); }, live ? live->binder.get() : nullptr,
                     &inFlight, live ? live->source.get() : nullptr},
       compute);

@@ -161,8 +161,12 @@ void healthz(const RouterContext&, const ExchangePtr& ex) {
 }
 
 void readyz(const RouterContext& c, const ExchangePtr& ex) {
-  if (!c.synced())
-    return ex->answer(errorAnswer(http::status::service_unavailable, "cache not synced"));
+  if (!c.synced()) {
+    const std::string reason = c.unsyncedReason ? c.unsyncedReason() : std::string();
+    return ex->answer(
+        errorAnswer(http::status::service_unavailable,
+                    reason.empty() ? "cache not synced" : "cache not synced: " + reason));
+  }
   if (c.draining())
     return ex->answer(errorAnswer(http::status::service_unavailable, "shutting down"));
   ex->answer({http::status::ok, "ok", "text/plain; charset=utf-8"});

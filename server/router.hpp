@@ -31,6 +31,9 @@ struct RouterContext {
   Metrics& metrics;
   // True once the cluster source has synced: the scheduling endpoints answer 503 before.
   std::function<bool()> synced;
+  // Why the cluster source has not synced, when something failed (a refused list); /readyz
+  // says it. Empty, or no function, when nothing did.
+  std::function<std::string()> unsyncedReason;
   // True once a drain has begun: /readyz answers 503 so that traffic moves elsewhere, while
   // the requests still arriving are answered.
   std::function<bool()> draining;

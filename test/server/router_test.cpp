@@ -95,6 +95,18 @@ BOOST_AUTO_TEST_CASE(not_ready_refuses_scheduling_but_stays_healthy) {
   BOOST_TEST(example.handle(http::verb::get, "/healthz").result_int() == 200u);
 }
 
+// A list the API server refused keeps the cache unsynced: /readyz says which, with the
+// API server's words (the permission a service account lacks).
+BOOST_AUTO_TEST_CASE(not_ready_says_why_the_informers_failed) {
+  ExampleRouter example;
+  example.cluster.synced = false;
+  BOOST_TEST(example.handle(http::verb::get, "/readyz").body().flat() ==
+             R"({"error":"cache not synced"})");
+  example.cluster.unsyncedReason = "pods: LIST 403 Forbidden: pods is forbidden";
+  BOOST_TEST(example.handle(http::verb::get, "/readyz").body().flat() ==
+             R"({"error":"cache not synced: pods: LIST 403 Forbidden: pods is forbidden"})");
+}
+
 // A drain takes the extender out of rotation but still answers what arrives.
 BOOST_AUTO_TEST_CASE(draining_fails_readiness_but_keeps_scheduling) {
   ExampleRouter example;

@@ -31,7 +31,11 @@ ExampleCluster::ExampleCluster()
     : cache(loadExampleCache()), scheduler(exampleFramework(metrics), cache) {}
 
 server::RouterContext ExampleCluster::routerContext() {
-  return {scheduler, *cache, metrics, [this] { return synced.load(); },
+  return {scheduler,
+          *cache,
+          metrics,
+          [this] { return synced.load(); },
+          [this] { return unsyncedReason; },
           [this] { return draining.load(); }};
 }
 

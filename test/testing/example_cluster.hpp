@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
 
 #include "scheduling/cache/cache.hpp"
 #include "scheduling/scheduler/scheduler.hpp"
@@ -22,6 +23,7 @@ struct ExampleCluster {
   std::shared_ptr<scheduling::cache::Cache> cache;
   scheduling::Scheduler scheduler;
   std::atomic<bool> synced{true};
+  std::string unsyncedReason;  // what /readyz says while not synced
   std::atomic<bool> draining{false};
 };
 
