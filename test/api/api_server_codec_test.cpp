@@ -57,6 +57,14 @@ BOOST_AUTO_TEST_CASE(a_list_item_is_read_as_its_type) {
   BOOST_TEST(*node.labels.get("z") == "a");
 }
 
+// A pod's startTime, from a watch as from a list.
+BOOST_AUTO_TEST_CASE(a_watched_pod_keeps_its_start_time) {
+  const auto added = decodeWatchEvent<Pod>(
+      R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"5"},)"
+      R"("status":{"phase":"Running","startTime":"2024-05-01T09:58:30Z"}}})");
+  BOOST_TEST(added.object.status.startTime.unixSeconds() == 1714557510);
+}
+
 BOOST_AUTO_TEST_CASE(a_bad_list_item_is_named_by_its_index) {
   try {
     decodeListItem<Pod>(R"({"metadata":{"name":7}})", 12);

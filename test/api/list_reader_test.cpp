@@ -74,7 +74,7 @@ const std::string kListedPod =
     R"("containers":[{"name":"c"}],"affinity":{"podAntiAffinity":{)"
     R"("requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":)"
     R"({"app":"web"}},"topologyKey":"kubernetes.io/hostname","matchLabelKeys":["version"]}]}}},)"
-    R"("status":{"phase":"Running","nominatedNodeName":""}})";
+    R"("status":{"phase":"Running","nominatedNodeName":"","startTime":"2024-05-01T09:58:30Z"}})";
 const std::string kListedNamespace =
     R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop","labels":)"
     R"({"team":"a"}},"spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}})";
@@ -85,6 +85,7 @@ void checkPod(const Pod& pod) {
   BOOST_TEST(pod.metadata.uid == "u1");
   BOOST_TEST(pod.spec.nodeName == "node-1");
   BOOST_TEST(pod.status.phase == "Running");
+  BOOST_TEST(pod.status.startTime.unixSeconds() == 1714557510);
   BOOST_TEST_REQUIRE(pod.spec.affinity.has_value());
   BOOST_TEST_REQUIRE(pod.spec.affinity->podAntiAffinity.has_value());
   const auto& terms =
@@ -252,6 +253,8 @@ BOOST_AUTO_TEST_CASE(ErrorsNameTheSourceAndThePath) {
              "state.json: items[1].metadata.labels: expected an object of strings");
   BOOST_TEST(readError(list(R"({"spec":{"priority":"high"},"kind":"Pod"})")) ==
              "state.json: items[0].spec.priority: expected a 32-bit integer");
+  BOOST_TEST(readError(list(R"({"kind":"Pod","status":{"startTime":"2024-05-01"}})")) ==
+             "state.json: items[0].status.startTime: expected an RFC 3339 time");
   BOOST_TEST(readError(list(R"(7)")) == "state.json: items[0]: expected an object");
   BOOST_TEST(readError(R"({"items":{}})") == "state.json: items: expected an array");
   BOOST_TEST(readError("[]") == "state.json: expected an object at the top level");

@@ -41,7 +41,8 @@ constexpr const char* kClusterState = R"({
      "metadata": {"name": "ns1", "labels": {"team": "a"}}},
     {"apiVersion": "v1", "kind": "Pod",
      "metadata": {"name": "p1", "namespace": "ns1", "uid": "u1", "labels": {"app": "web"}},
-     "spec": {"nodeName": "n1"}, "status": {"phase": "Running"}},
+     "spec": {"nodeName": "n1"},
+     "status": {"phase": "Running", "startTime": "2024-05-01T09:58:30Z"}},
     {"apiVersion": "v1", "kind": "Pod",
      "metadata": {"name": "p2", "namespace": "ns1", "uid": "u2",
                   "deletionTimestamp": "2024-05-01T08:00:00Z"},
@@ -85,6 +86,8 @@ BOOST_AUTO_TEST_CASE(loads_and_publishes_cluster_state) {
   auto snapshot = cache.snapshot();
   BOOST_TEST(snapshot->nodeInfoList().size() == 2u);
   BOOST_TEST((podNames(snapshot->getNodeInfo("n1")) == std::vector<std::string>{"p1"}));
+  BOOST_TEST(snapshot->getNodeInfo("n1")->pods()[0]->pod().status.startTime.unixSeconds() ==
+             1714557510);
   // p6 has no uid: it is keyed by namespace/name.
   BOOST_TEST((podNames(snapshot->getNodeInfo("n2")) == std::vector<std::string>{"p2", "p6"}));
   BOOST_TEST(snapshot->nominatedPodsForNode("n1").size() == 1u);

@@ -1,5 +1,7 @@
 #include "test/testing/wrappers.hpp"
 
+#include <stdexcept>
+
 namespace testing {
 
 MakeLabelSelector& MakeLabelSelector::label(std::string key, std::string value) {
@@ -87,6 +89,13 @@ MakePod& MakePod::priority(std::int32_t priority) {
 
 MakePod& MakePod::phase(std::string phase) {
   pod_.status.phase = std::move(phase);
+  return *this;
+}
+
+MakePod& MakePod::startTime(std::string_view rfc3339) {
+  const auto seconds = api::parseRfc3339(rfc3339);
+  if (!seconds) throw std::invalid_argument("not an RFC 3339 time: " + std::string(rfc3339));
+  pod_.status.startTime = api::OptionalTime::fromUnixSeconds(*seconds);
   return *this;
 }
 

@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -59,6 +60,8 @@ class MakePod {
   MakePod& nominatedNodeName(std::string nodeName);
   MakePod& priority(std::int32_t priority);
   MakePod& phase(std::string phase);
+  // Sets status.startTime, written as the API server writes it ("2024-05-01T10:00:00Z").
+  MakePod& startTime(std::string_view rfc3339);
   MakePod& schedulerName(std::string name);
   // Sets metadata.deletionTimestamp.
   MakePod& terminating(std::string deletionTimestamp = "2024-01-01T00:00:00Z");

@@ -16,6 +16,7 @@ using schema::field;
 using schema::kInt32;
 using schema::kString;
 using schema::kStrings;
+using schema::kTime;
 
 void putLabel(void* labels, std::string_view key, std::string_view value) {
   static_cast<Labels*>(labels)->set(key, value);
@@ -141,6 +142,7 @@ constexpr Schema kPodSpec{
 constexpr Field kPodStatusFields[] = {
     field<&PodStatus::phase>("phase", kString),
     field<&PodStatus::nominatedNodeName>("nominatedNodeName", kString),
+    field<&PodStatus::startTime>("startTime", kTime),
 };
 constexpr Schema kPodStatus{
     .type = SchemaType::Object, .expected = "an object", .fields = kPodStatusFields};
