@@ -380,7 +380,7 @@ std::string bindError(const std::string& body) {
 void drive(testing::BurstCluster& cluster) {
   // A dropped connection: every watch restarts once, and is back.
   cluster.server.dropWatches();
-  BOOST_REQUIRE(eventually([&] { return cluster.server.openWatches() == 3; }));
+  BOOST_REQUIRE(eventually([&] { return cluster.server.openWatches() == 4; }));
   // kube-scheduler's loop with bindVerb: /filter, /prioritize over the feasible nodes, /bind;
   // each /bind after the next pod's /filter, which waits for it (an in-flight wait, settled).
   const auto pods = cluster.pending("web-", 50, "web", testing::kWebAntiAffinity);

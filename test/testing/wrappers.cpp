@@ -241,4 +241,36 @@ MakeNode& MakeNode::labels(const api::Labels& labels) {
   return *this;
 }
 
+MakePodDisruptionBudget& MakePodDisruptionBudget::name(std::string name) {
+  pdb_.metadata.name = std::move(name);
+  return *this;
+}
+
+MakePodDisruptionBudget& MakePodDisruptionBudget::ns(std::string ns) {
+  pdb_.metadata.ns = std::move(ns);
+  return *this;
+}
+
+MakePodDisruptionBudget& MakePodDisruptionBudget::selector(
+    std::optional<api::LabelSelector> selector) {
+  pdb_.spec.selector = std::move(selector);
+  return *this;
+}
+
+MakePodDisruptionBudget& MakePodDisruptionBudget::matchLabel(std::string key, std::string value) {
+  if (!pdb_.spec.selector) pdb_.spec.selector.emplace();
+  pdb_.spec.selector->matchLabels.set(std::move(key), std::move(value));
+  return *this;
+}
+
+MakePodDisruptionBudget& MakePodDisruptionBudget::disruptionsAllowed(std::int32_t allowed) {
+  pdb_.status.disruptionsAllowed = allowed;
+  return *this;
+}
+
+MakePodDisruptionBudget& MakePodDisruptionBudget::disruptedPod(std::string podName) {
+  pdb_.status.disruptedPods.push_back(std::move(podName));
+  return *this;
+}
+
 }  // namespace testing

@@ -13,6 +13,7 @@
 #include "scheduling/api/namespace.hpp"
 #include "scheduling/api/node.hpp"
 #include "scheduling/api/pod.hpp"
+#include "scheduling/api/pod_disruption_budget.hpp"
 
 // Fixture builders after upstream's pkg/scheduler/testing/wrappers.go (st.MakePod(),
 // st.MakeNode(), st.MakeLabelSelector()), so ported test tables read like the Go ones:
@@ -114,6 +115,22 @@ class MakeNode {
 
  private:
   api::Node node_;
+};
+
+// A policy/v1 PodDisruptionBudget, as st.MakePDB builds one upstream.
+class MakePodDisruptionBudget {
+ public:
+  MakePodDisruptionBudget& name(std::string name);
+  MakePodDisruptionBudget& ns(std::string ns);
+  MakePodDisruptionBudget& selector(std::optional<api::LabelSelector> selector);
+  // spec.selector with one matchLabels entry.
+  MakePodDisruptionBudget& matchLabel(std::string key, std::string value);
+  MakePodDisruptionBudget& disruptionsAllowed(std::int32_t allowed);
+  MakePodDisruptionBudget& disruptedPod(std::string podName);
+  api::PodDisruptionBudget obj() const { return pdb_; }
+
+ private:
+  api::PodDisruptionBudget pdb_;
 };
 
 // The well-known topology labels (v1.LabelHostname, v1.LabelTopologyZone) the suites spread
