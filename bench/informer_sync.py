@@ -2,7 +2,7 @@
 """Time to ready and memory of the extender following an API server, at realistic sizes.
 
 Serves a generated cluster (the benchmark kit's cluster.json) the way kube-apiserver does for
-/api/v1/{namespaces,nodes,pods}: LIST in pages with limit/continue (or whole, with
+/api/v1/{namespaces,nodes,pods} and /apis/policy/v1/poddisruptionbudgets: LIST in pages with limit/continue (or whole, with
 --ignore-limit, as a server may), the pod field selector, and WATCH streams held open with a
 bookmark every few seconds. Then starts the extender with a kubeconfig pointing at it, waits
 for /readyz, and prints the time it took and the extender's memory: RSS when ready and the
@@ -34,7 +34,10 @@ import urllib.parse
 from extender_process import free_port, wait_ready
 
 POD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
-KINDS = {"Pod": "pods", "Node": "nodes", "Namespace": "namespaces"}
+KINDS = {"Pod": "pods", "Node": "nodes", "Namespace": "namespaces",
+         "PodDisruptionBudget": "poddisruptionbudgets"}
+PATHS = {"/api/v1/pods": "pods", "/api/v1/nodes": "nodes", "/api/v1/namespaces": "namespaces",
+         "/apis/policy/v1/poddisruptionbudgets": "poddisruptionbudgets"}
 RESOURCE_VERSION = "1000"
 
 
@@ -42,7 +45,7 @@ def load(path):
     print(f"loading {path} ...", file=sys.stderr, flush=True)
     with open(path, "rb") as f:
         data = json.load(f)
-    items = {"pods": [], "nodes": [], "namespaces": []}
+    items = {resource: [] for resource in KINDS.values()}
     finished = 0
     for item in data["items"]:
         resource = KINDS.get(item.get("kind"))
@@ -71,8 +74,8 @@ def make_handler(items, ignore_limit, bookmark_seconds):
         def do_GET(self):
             url = urllib.parse.urlsplit(self.path)
             query = dict(urllib.parse.parse_qsl(url.query))
-            resource = url.path.removeprefix("/api/v1/")
-            if resource not in items:
+            resource = PATHS.get(url.path)
+            if resource is None:
                 return self.answer(404, b'{"kind":"Status","code":404}')
             if resource == "pods" and query.get("fieldSelector") != POD_SELECTOR:
                 return self.answer(400, b'{"kind":"Status","code":400,"message":"selector"}')

@@ -186,7 +186,8 @@ void loadClusterState(const Options& options, scheduling::cache::Cache& cache) {
                 << "s: " << counts.nodes << " nodes, " << counts.namespaces << " namespaces, "
                 << counts.pods << " pods (" << counts.assigned << " assigned, " << counts.nominated
                 << " nominated, " << counts.terminating << " terminating, " << counts.terminal
-                << " terminal and ignored)";
+                << " terminal and ignored), " << counts.podDisruptionBudgets
+                << " PodDisruptionBudgets";
   } catch (const std::runtime_error& e) {  // api::DecodeError included: it names the path
     throw Fatal{"--cluster-state " + options.clusterState + ": " + e.what()};
   }
@@ -203,7 +204,7 @@ struct ApiServerSide {
              const scheduling::binding::BindingPolicy& policy) {
     SX_LOG_INFO << "watching the API server at " << (apiServer.https ? "https://" : "http://")
                 << apiServer.host << ":" << apiServer.port << " (" << apiServer.origin
-                << "); ready once namespaces, nodes and pods are listed";
+                << "); ready once namespaces, nodes, pods and PodDisruptionBudgets are listed";
     source->start();
     binder->start();
     SX_LOG_INFO << "binding through the API server for /bind, pods of scheduler(s) "
@@ -226,7 +227,7 @@ ApiServerSide followApiServer(const informers::ClientConfig& apiServer,
     ApiServerSide side;
     side.source = std::make_unique<scheduling::sources::ApiSource>(
         apiServer, cache, informerReporter, informers::ReflectorOptions{},
-        [] { SX_LOG_INFO << "ready: namespaces, nodes and pods listed"; });
+        [] { SX_LOG_INFO << "ready: namespaces, nodes, pods and PodDisruptionBudgets listed"; });
     side.binder = std::make_unique<scheduling::binding::Binder>(apiServer, cache, inFlight, policy,
                                                                 bindingReporter);
     return side;

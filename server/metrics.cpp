@@ -1,5 +1,6 @@
 #include "server/metrics.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -138,6 +139,16 @@ void Metrics::countBindRefusal(std::string_view reason) {
   ++bindRefusals_[std::string(reason)];
 }
 
+void Metrics::countPreemptionCandidates(std::span<const scheduling::preemption::Outcome> outcomes) {
+  using scheduling::preemption::Outcome;
+  std::lock_guard lock(mutex_);
+  for (const Outcome outcome : {Outcome::Kept, Outcome::Extended, Outcome::Rejected}) {
+    const auto n =
+        static_cast<std::uint64_t>(std::count(outcomes.begin(), outcomes.end(), outcome));
+    if (n > 0) preemptionCandidates_[std::string(outcomeName(outcome))] += n;
+  }
+}
+
 void Metrics::observeInFlightWait(std::string_view endpoint, std::string_view outcome,
                                   double seconds) {
   Histogram* histogram = nullptr;
@@ -262,6 +273,11 @@ std::string Metrics::render(const CacheSizes& cache) const {
                  "/bind calls refused before any API call, by reason (scheduler_name, "
                  "unknown_node, already_assigned, node_no_longer_fits).",
                  "reason", bindRefusals_);
+  appendCounters(out, "scheduler_extender_preemption_candidates_total",
+                 "Candidate nodes sent to /preempt, by outcome (kept: as sent; extended: with "
+                 "victims of lower priority added for the extender's filters; rejected: the pod "
+                 "fits neither way, or the node is unknown).",
+                 "outcome", preemptionCandidates_);
   appendHeader(out, "scheduler_extender_in_flight_waits_total", "counter",
                "Requests held for pods in flight, by endpoint and outcome (settled: every pod "
                "waited for was placed; timeout: --in-flight-wait ran out).");

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "scheduling/framework/runtime/metrics_recorder.hpp"
+#include "scheduling/preemption/outcome.hpp"
 
 // The extender's Prometheus metrics (CONTRACT §4a), declared once here and rendered in the
 // text exposition format by /metrics.
@@ -92,6 +93,8 @@ class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
   // (binding::reasonName).
   void countBinding(std::string_view result);
   void countBindRefusal(std::string_view reason);
+  // What one /preempt made of the candidates it was sent.
+  void countPreemptionCandidates(std::span<const scheduling::preemption::Outcome> outcomes);
   // A request that asked about pods in flight and was held; `outcome` is "settled" (every pod
   // it waited for was placed) or "timeout".
   void observeInFlightWait(std::string_view endpoint, std::string_view outcome, double seconds);
@@ -112,6 +115,7 @@ class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
   std::map<std::pair<std::string, std::string>, std::uint64_t, std::less<>> watchRestarts_;
   std::map<std::string, std::uint64_t, std::less<>> bindings_;
   std::map<std::string, std::uint64_t, std::less<>> bindRefusals_;
+  std::map<std::string, std::uint64_t, std::less<>> preemptionCandidates_;
   std::map<std::pair<std::string, std::string>, std::uint64_t, std::less<>> inFlightWaits_;
   std::map<std::string, std::unique_ptr<Histogram>, std::less<>> inFlightWaitDurations_;
   Histogram publishDurations_;

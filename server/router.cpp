@@ -130,7 +130,9 @@ void preempt(const RouterContext& c, const ExchangePtr& ex) {
   auto args = std::make_shared<const scheduling::api::ExtenderPreemptionArgs>(
       json::decodeExtenderPreemptionArgs(ex->request->body()));
   afterInFlight(c, Verb::Preempt, "preempt", args->pod, ex, [&c, ex, args] {
-    ex->answer({http::status::ok, json::encode(c.scheduler.preempt(*args))});
+    const scheduling::PreemptionResult result = c.scheduler.preempt(*args);
+    c.metrics.countPreemptionCandidates(result.outcomes);
+    ex->answer({http::status::ok, json::encode(result.answer)});
   });
 }
 

@@ -8,6 +8,7 @@
 #include "scheduling/api/boxed_optional.hpp"
 #include "scheduling/api/label_selector.hpp"
 #include "scheduling/api/labels.hpp"
+#include "scheduling/api/time.hpp"
 
 namespace scheduling::api {
 
@@ -64,6 +65,8 @@ struct PodSpec {
 struct PodStatus {
   std::string phase;
   std::string nominatedNodeName;
+  // When the kubelet started the pod; preemption spares the pods that started first.
+  OptionalTime startTime;
   bool operator==(const PodStatus&) const = default;
 };
 

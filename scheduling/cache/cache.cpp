@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -156,6 +157,13 @@ struct Cache::State {
 
   Snapshot::NamespaceLabels namespaces;
   std::shared_ptr<const NamespaceDirectory> publishedNamespaces;
+  // PodDisruptionBudgets by namespace and name, the namespaces whose budgets changed since the
+  // last publish, and what it published.
+  std::map<std::string, std::map<std::string, PodDisruptionBudgetInfo, std::less<>>, std::less<>>
+      pdbs;
+  std::set<std::string, std::less<>> touchedPdbNamespaces;
+  std::shared_ptr<const PodDisruptionBudgets> publishedPdbs =
+      std::make_shared<const PodDisruptionBudgets>();
   // What terms spanning every namespace may match where, kept across snapshots.
   std::shared_ptr<Snapshot::SpanningMemos> spanningSelectors =
       std::make_shared<Snapshot::SpanningMemos>();
@@ -350,6 +358,26 @@ struct Cache::State {
     }
     // With the set changed, entries may name namespaces gone since: all were visited above.
     touchedNamespaces.clear();
+  }
+
+  // The budgets as of now: the namespaces touched since the last publish get new lists, the
+  // others keep theirs.
+  void publishPodDisruptionBudgets() {
+    if (touchedPdbNamespaces.empty()) return;
+    PodDisruptionBudgets::ByNamespace byNamespace = publishedPdbs->byNamespace();
+    for (const std::string& ns : touchedPdbNamespaces) {
+      const auto budgets = pdbs.find(ns);
+      if (budgets == pdbs.end()) {
+        byNamespace.erase(ns);
+        continue;
+      }
+      auto list = std::make_shared<PodDisruptionBudgets::Namespace>();
+      list->reserve(budgets->second.size());
+      for (const auto& [name, info] : budgets->second) list->push_back(info);
+      byNamespace.insert_or_assign(ns, std::move(list));
+    }
+    touchedPdbNamespaces.clear();
+    publishedPdbs = std::make_shared<const PodDisruptionBudgets>(std::move(byNamespace));
   }
 
   static const NamespacePodIndex& addedPodsOf(const Snapshot::NamespacePods& entry) {
@@ -606,6 +634,27 @@ void Cache::deleteNamespace(std::string_view name) {
   state_->publishedNamespaces.reset();
 }
 
+void Cache::upsertPodDisruptionBudget(const api::PodDisruptionBudget& pdb) {
+  PodDisruptionBudgetInfo info(pdb);  // the selector parsed outside the lock
+  std::lock_guard lock(state_->mu);
+  state_->pdbs[pdb.metadata.ns].insert_or_assign(pdb.metadata.name, std::move(info));
+  state_->touchedPdbNamespaces.insert(pdb.metadata.ns);
+}
+
+void Cache::deletePodDisruptionBudget(std::string_view key) {
+  const std::size_t slash = key.find('/');
+  const std::string_view ns = key.substr(0, slash);
+  const std::string_view name = slash == std::string_view::npos ? "" : key.substr(slash + 1);
+  std::lock_guard lock(state_->mu);
+  const auto budgets = state_->pdbs.find(ns);
+  if (budgets == state_->pdbs.end()) return;
+  const auto it = budgets->second.find(name);
+  if (it == budgets->second.end()) return;
+  budgets->second.erase(it);
+  state_->touchedPdbNamespaces.emplace(ns);
+  if (budgets->second.empty()) state_->pdbs.erase(budgets);
+}
+
 void Cache::publish() {
   std::unique_lock lock(state_->mu);
   const auto began = std::chrono::steady_clock::now();
@@ -662,6 +711,8 @@ void Cache::publish() {
     s.publishedNamespaces = std::make_shared<const NamespaceDirectory>(s.namespaces);
   }
   parts.namespaces = s.publishedNamespaces;
+  s.publishPodDisruptionBudgets();
+  parts.podDisruptionBudgets = s.publishedPdbs;
   parts.spanningSelectors = s.spanningSelectors;
   parts.nominated = s.nominator.publish(s.names, s.numSlots);
 

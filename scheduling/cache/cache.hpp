@@ -12,6 +12,7 @@
 #include "scheduling/api/namespace.hpp"
 #include "scheduling/api/node.hpp"
 #include "scheduling/api/pod.hpp"
+#include "scheduling/api/pod_disruption_budget.hpp"
 #include "scheduling/cache/snapshot.hpp"
 #include "scheduling/framework/runtime/metrics_recorder.hpp"
 #include "scheduling/framework/types.hpp"
@@ -38,9 +39,9 @@ enum class AssumeResult {
 };
 
 // The extender's cluster cache (backend/cache/cache.go plus the queue's nominator and the
-// namespace lister), fed by a cluster source: the state file once, or informers event by
-// event. Mutations are incremental and cheap; publish() turns the current state into an
-// immutable Snapshot that requests share without locks, reusing what did not change.
+// namespace and PodDisruptionBudget listers), fed by a cluster source: the state file once, or
+// informers event by event. Mutations are incremental and cheap; publish() turns the current state
+// into an immutable Snapshot that requests share without locks, reusing what did not change.
 //
 //   source ──upsert/delete──▶ Cache (mutable, one writer at a time)
 //                               │ publish()
@@ -91,6 +92,9 @@ class Cache {
   void deletePod(std::string_view uid);
   void upsertNamespace(api::Namespace ns);
   void deleteNamespace(std::string_view name);
+  // PodDisruptionBudgets, which /preempt weighs victims by; `key` is namespace/name.
+  void upsertPodDisruptionBudget(const api::PodDisruptionBudget& pdb);
+  void deletePodDisruptionBudget(std::string_view key);
 
   // AssumePod: counts `pod` on `node` from the next publish on, as an assigned pod, until a
   // watch event confirms or removes it. A pod the cache already counts on a node is left

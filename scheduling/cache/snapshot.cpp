@@ -32,6 +32,7 @@ Snapshot::Snapshot(Parts parts)
       spanningSelectors_(std::move(parts.spanningSelectors)),
       existingTerms_(std::move(parts.existingTerms)),
       namespaces_(std::move(parts.namespaces)),
+      podDisruptionBudgets_(std::move(parts.podDisruptionBudgets)),
       nominated_(std::move(parts.nominated)) {}
 
 const Snapshot::NodeLists& Snapshot::lists() const {

@@ -17,6 +17,7 @@
 #include "scheduling/cache/node_infos_by_slot.hpp"
 #include "scheduling/cache/node_name_index.hpp"
 #include "scheduling/cache/nominated_pod_index.hpp"
+#include "scheduling/cache/pod_disruption_budgets.hpp"
 #include "scheduling/cache/spanning_selector_memo.hpp"
 #include "scheduling/framework/listers.hpp"
 #include "scheduling/framework/slot_set.hpp"
@@ -83,6 +84,12 @@ class Snapshot final : public framework::SharedLister {
   // planning there costs less than the memo's pass over every namespace's serial.
   static constexpr std::size_t kListedNamespacesForMemo = 16;
 
+  // The PodDisruptionBudgets of namespace `ns`, by name (what upstream's preemption lists
+  // from its informer): for /preempt, which no plugin here serves.
+  std::span<const PodDisruptionBudgetInfo> podDisruptionBudgets(std::string_view ns) const {
+    return podDisruptionBudgets_->inNamespace(ns);
+  }
+
   // The NodeInfo at a node slot (NodeInfo::slot(), NodeTermCount::slot), null for a ghost,
   // a free slot or one this snapshot does not know.
   const framework::NodeInfo* nodeInfoAt(framework::NodeSlot slot) const {
@@ -148,6 +155,7 @@ class Snapshot final : public framework::SharedLister {
     NamespaceColumns namespaceColumns;
     ExistingTerms existingTerms;
     std::shared_ptr<const NamespaceDirectory> namespaces;
+    std::shared_ptr<const PodDisruptionBudgets> podDisruptionBudgets;
     // Its slots are this snapshot's.
     std::shared_ptr<const NominatedPodIndex> nominated;
     // Shared by the Cache's snapshots; null: terms spanning every namespace ask each one.
@@ -199,6 +207,7 @@ class Snapshot final : public framework::SharedLister {
   std::shared_ptr<SpanningMemos> spanningSelectors_;
   ExistingTerms existingTerms_;
   std::shared_ptr<const NamespaceDirectory> namespaces_;
+  std::shared_ptr<const PodDisruptionBudgets> podDisruptionBudgets_;
   std::shared_ptr<const NominatedPodIndex> nominated_;
 };
 

@@ -10,6 +10,7 @@ namespace {
 std::string keyOf(const api::Pod& pod) { return pod.cacheKey(); }
 std::string keyOf(const api::Node& node) { return node.name; }
 std::string keyOf(const api::Namespace& ns) { return ns.name; }
+std::string keyOf(const api::PodDisruptionBudget& pdb) { return pdb.cacheKey(); }
 
 // Returns whether a pod got a node.
 bool upsertInto(cache::Cache& cache, api::Pod&& pod) { return cache.upsertPod(std::move(pod)); }
@@ -19,6 +20,10 @@ bool upsertInto(cache::Cache& cache, api::Node&& node) {
 }
 bool upsertInto(cache::Cache& cache, api::Namespace&& ns) {
   cache.upsertNamespace(std::move(ns));
+  return false;
+}
+bool upsertInto(cache::Cache& cache, api::PodDisruptionBudget&& pdb) {
+  cache.upsertPodDisruptionBudget(pdb);
   return false;
 }
 
@@ -35,6 +40,10 @@ void removeFrom<api::Node>(cache::Cache& cache, const std::string& key) {
 template <>
 void removeFrom<api::Namespace>(cache::Cache& cache, const std::string& key) {
   cache.deleteNamespace(key);
+}
+template <>
+void removeFrom<api::PodDisruptionBudget>(cache::Cache& cache, const std::string& key) {
+  cache.deletePodDisruptionBudget(key);
 }
 
 }  // namespace
@@ -120,5 +129,6 @@ void CacheStore<T>::apply(api::json::WatchEventType type, T&& object) {
 template class CacheStore<api::Pod>;
 template class CacheStore<api::Node>;
 template class CacheStore<api::Namespace>;
+template class CacheStore<api::PodDisruptionBudget>;
 
 }  // namespace scheduling::informers

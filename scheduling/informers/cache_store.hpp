@@ -14,10 +14,10 @@
 
 namespace scheduling::informers {
 
-// The informer's store for objects of type T (api::Pod, api::Node, api::Namespace): applies
-// what the reflector lists and watches to the cache, and remembers which objects it holds,
-// so that a relist can delete what the API server no longer has (the deletes a dropped
-// watch never delivered), as client-go's DeltaFIFO.Replace does.
+// The informer's store for objects of type T (api::Pod, api::Node, api::Namespace,
+// api::PodDisruptionBudget): applies what the reflector lists and watches to the cache, and
+// remembers which objects it holds, so that a relist can delete what the API server no longer
+// has (the deletes a dropped watch never delivered), as client-go's DeltaFIFO.Replace does.
 //
 // A relist is applied as it is read, page by page: requests meanwhile see the old objects
 // updated in place, never a cache emptied for the duration of the list. The pods' store keeps
@@ -60,8 +60,9 @@ class CacheStore {
   }
 
  private:
-  // Pods are a million at the largest clusters and the Cache holds them by UID already; nodes
-  // and namespaces are a few thousand, and the Cache keeps no record of which it was told.
+  // Pods are a million at the largest clusters and the Cache holds them by UID already; nodes,
+  // namespaces and budgets are a few thousand, and the Cache keeps no record of which it was
+  // told.
   static constexpr bool kKeepsKeys = !std::is_same_v<T, api::Pod>;
 
   void upsert(T&& object);
@@ -71,7 +72,7 @@ class CacheStore {
 
   cache::Cache& cache_;
   PublishThrottle& publisher_;
-  // Nodes and namespaces only: objects held in the cache, and those the list in progress saw.
+  // All but pods: objects held in the cache, and those the list in progress saw.
   std::unordered_set<std::string> keys_;
   std::unordered_set<std::string> listed_;
   std::unique_ptr<PodFiling> filing_;  // pods only, while a list is read

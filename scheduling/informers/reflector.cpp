@@ -19,6 +19,9 @@ Resource podsResource() {
 }
 Resource nodesResource() { return {"nodes", "/api/v1/nodes", ""}; }
 Resource namespacesResource() { return {"namespaces", "/api/v1/namespaces", ""}; }
+Resource podDisruptionBudgetsResource() {
+  return {"poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", ""};
+}
 
 namespace {
 
@@ -318,5 +321,6 @@ net::awaitable<void> Reflector<T>::readEvents() {
 template class Reflector<api::Pod>;
 template class Reflector<api::Node>;
 template class Reflector<api::Namespace>;
+template class Reflector<api::PodDisruptionBudget>;
 
 }  // namespace scheduling::informers

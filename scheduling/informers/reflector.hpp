@@ -26,6 +26,7 @@ struct Resource {
 Resource podsResource();
 Resource nodesResource();
 Resource namespacesResource();
+Resource podDisruptionBudgetsResource();
 
 struct ReflectorOptions {
   std::size_t pageSize = 500;  // items per LIST page: memory stays bounded while listing

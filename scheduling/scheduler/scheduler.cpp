@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <optional>
 
@@ -68,6 +69,28 @@ framework::PodInfoPtr sharedIncomingPod(const api::Pod& pod) {
 }
 
 std::string podKey(const api::Pod& pod) { return pod.metadata.ns + "/" + pod.metadata.name; }
+
+// The candidates of ExtenderPreemptionArgs in request order, in either form, viewing the
+// arguments.
+std::vector<preemption::Candidate> candidatesOf(const api::ExtenderPreemptionArgs& args) {
+  std::vector<preemption::Candidate> candidates;
+  if (args.nodeNameToMetaVictims) {
+    for (const auto& [node, victims] : *args.nodeNameToMetaVictims) {
+      auto& candidate = candidates.emplace_back();
+      candidate.node = node;
+      candidate.numPDBViolations = victims.numPDBViolations;
+      for (const auto& uid : victims.podUIDs) candidate.victims.push_back({uid, nullptr});
+    }
+  } else if (args.nodeNameToVictims) {
+    for (const auto& [node, victims] : *args.nodeNameToVictims) {
+      auto& candidate = candidates.emplace_back();
+      candidate.node = node;
+      candidate.numPDBViolations = victims.numPDBViolations;
+      for (const auto& pod : victims.pods) candidate.victims.push_back({pod.metadata.uid, &pod});
+    }
+  }
+  return candidates;
+}
 
 // What Filter made of one known candidate.
 enum class Verdict : std::uint8_t {
@@ -387,52 +410,40 @@ Status Scheduler::filterNode(const api::Pod& pod, std::string_view node) const {
   return framework_->runFilterPluginsWithNominatedPods(state, incoming, *info);
 }
 
-api::ExtenderPreemptionResult Scheduler::preempt(const api::ExtenderPreemptionArgs& args) {
-  api::ExtenderPreemptionResult result;
-  std::shared_ptr<const framework::SharedLister> snapshot = cache_->snapshot();
-  if (!snapshot) return result;
+PreemptionResult Scheduler::preempt(const api::ExtenderPreemptionArgs& args) const {
+  const std::vector<preemption::Candidate> candidates = candidatesOf(args);
+  PreemptionResult result;
+  result.outcomes.assign(candidates.size(), preemption::Outcome::Rejected);
+  std::shared_ptr<const cache::Snapshot> snapshot = cache_->snapshot();
+  if (!snapshot || candidates.empty()) return result;
   const PodInfo pod = incomingPod(args.pod);
   CycleState state = newCycle(snapshot);
-  const Status preFilter = framework_->runPreFilterPlugins(state, pod, snapshot->nodeInfoList());
-  if (!preFilter.isSuccess()) return result;
+  // PreFilter is given the candidates, as /filter's is given the nodes sent: the plugins ask
+  // the snapshot's indexes for the rest of the cluster, and a list of every node would cost
+  // what the cluster does.
+  std::vector<std::string_view> names;
+  names.reserve(candidates.size());
+  for (const auto& candidate : candidates) names.push_back(candidate.node);
+  std::vector<const NodeInfo*> nodes(names.size());
+  snapshot->getNodeInfos(names, nodes);
+  std::erase(nodes, nullptr);
+  if (!framework_->runPreFilterPlugins(state, pod, nodes).isSuccess()) return result;
 
-  // SelectVictimsOnNode, reduced to the extender's question: with these victims gone from
-  // the node, does the pod pass the filters (nominated pods included)?
-  auto check = [&](const std::string& nodeName, const std::vector<std::string>& victimUIDs,
-                   std::int64_t numPDBViolations) {
-    const NodeInfo* info = snapshot->getNodeInfo(nodeName);
-    if (info == nullptr) return;
-    CycleState candidateState = state.clone();
-    NodeInfo candidateNode = info->borrowingCopy();
-    const framework::PodList pods = info->pods();
-    for (const auto& uid : victimUIDs) {
-      auto it = std::find_if(pods.begin(), pods.end(),
-                             [&](const PodInfo* p) { return p->pod().metadata.uid == uid; });
-      // A victim the cache does not hold on that node changes nothing there.
-      if (it == pods.end()) continue;
-      candidateNode.removePod(uid);
-      if (!framework_->runPreFilterExtensionRemovePod(candidateState, pod, **it, candidateNode)
-               .isSuccess()) {
-        return;
-      }
-    }
-    if (framework_->runFilterPluginsWithNominatedPods(candidateState, pod, candidateNode)
-            .isSuccess()) {
-      result.nodeNameToMetaVictims.emplace_back(nodeName,
-                                                api::MetaVictims{victimUIDs, numPDBViolations});
-    }
-  };
-  if (args.nodeNameToMetaVictims) {
-    for (const auto& [node, victims] : *args.nodeNameToMetaVictims) {
-      check(node, victims.podUIDs, victims.numPDBViolations);
-    }
-  } else if (args.nodeNameToVictims) {
-    for (const auto& [node, victims] : *args.nodeNameToVictims) {
-      std::vector<std::string> uids;
-      uids.reserve(victims.pods.size());
-      for (const auto& p : victims.pods) uids.push_back(p.metadata.uid);
-      check(node, uids, victims.numPDBViolations);
-    }
+  // A pod without a status.startTime counts as started now (util.GetPodStartTime), rounded up
+  // as start times are rounded down: it is never older than one that has started.
+  const auto now =
+      std::chrono::ceil<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
+  const preemption::VictimSelector selector(*framework_, state, pod, *snapshot, now.count());
+  std::vector<preemption::NodeVictims> selected(candidates.size());
+  framework_->parallelizer().until(static_cast<int>(candidates.size()), [&](int i) {
+    const auto k = static_cast<std::size_t>(i);
+    selected[k] = selector.select(candidates[k]);
+  });
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    result.outcomes[k] = selected[k].outcome;
+    if (selected[k].outcome == preemption::Outcome::Rejected) continue;
+    result.answer.nodeNameToMetaVictims.emplace_back(std::string(candidates[k].node),
+                                                     std::move(selected[k].victims));
   }
   return result;
 }

@@ -10,6 +10,7 @@
 #include "scheduling/cache/cache.hpp"
 #include "scheduling/framework/runtime/framework.hpp"
 #include "scheduling/framework/status.hpp"
+#include "scheduling/preemption/select_victims.hpp"
 #include "scheduling/scheduler/in_flight_pods.hpp"
 
 namespace scheduling {
@@ -44,12 +45,19 @@ struct Explanation {
   std::string error;                   // the framework failed (Error status)
 };
 
+// What /preempt answers, and what became of each candidate sent (in request order), for the
+// metrics.
+struct PreemptionResult {
+  api::ExtenderPreemptionResult answer;
+  std::vector<preemption::Outcome> outcomes;
+};
+
 // The extender verbs whose answers a placement in flight can change.
 enum class Verb { Filter, Prioritize, Preempt };
 
 // Runs kube-scheduler's scheduling steps for extender requests (schedule_one.go:
-// findNodesThatPassFilters, prioritizeNodes; preemption's victim check) over the nodes a
-// request names and the cache's latest snapshot. Thread-safe: requests run concurrently,
+// findNodesThatPassFilters, prioritizeNodes; DefaultPreemption's SelectVictimsOnNode) over the
+// nodes a request names and the cache's latest snapshot. Thread-safe: requests run concurrently,
 // sharing only the rotating start index.
 //
 // With `inFlight`, a pod that /filter finds a feasible node for, or that /prioritize scores,
@@ -69,8 +77,9 @@ class Scheduler {
   // PreScore + Score + NormalizeScore over exactly the nodes sent. A framework error is
   // returned as a non-success status (the HTTP layer answers 500).
   framework::Status prioritize(const api::ExtenderArgs& args, api::HostPriorityList& out);
-  // Keeps the candidates on which the pod fits once their victims are removed.
-  api::ExtenderPreemptionResult preempt(const api::ExtenderPreemptionArgs& args);
+  // Keeps the candidates on which the pod fits once their victims are removed, adding victims
+  // of lower priority where those sent are not enough (preemption::VictimSelector).
+  PreemptionResult preempt(const api::ExtenderPreemptionArgs& args) const;
   // Filter then score the feasible nodes, as a dry run (the start index does not move).
   Explanation explain(const api::ExtenderArgs& args);
   // PreFilter then Filter (nominated pods included) for `pod` on one node of the latest

@@ -71,7 +71,9 @@ ApiSource::ApiSource(informers::ClientConfig config, cache::Cache& cache,
       nodes_(std::make_unique<Informer<api::Node>>(informers::nodesResource(), *this, cache,
                                                    *notifier_, options)),
       pods_(std::make_unique<Informer<api::Pod>>(informers::podsResource(), *this, cache,
-                                                 *notifier_, options)) {}
+                                                 *notifier_, options)),
+      podDisruptionBudgets_(std::make_unique<Informer<api::PodDisruptionBudget>>(
+          informers::podDisruptionBudgetsResource(), *this, cache, *notifier_, options)) {}
 
 ApiSource::~ApiSource() { stop(); }
 
@@ -79,6 +81,7 @@ void ApiSource::start() {
   net::co_spawn(io_, namespaces_->reflector.run(), net::detached);
   net::co_spawn(io_, nodes_->reflector.run(), net::detached);
   net::co_spawn(io_, pods_->reflector.run(), net::detached);
+  net::co_spawn(io_, podDisruptionBudgets_->reflector.run(), net::detached);
   thread_ = std::thread([this] { io_.run(); });
 }
 
@@ -90,19 +93,22 @@ void ApiSource::stop() {
     namespaces_->reflector.stop();
     nodes_->reflector.stop();
     pods_->reflector.stop();
+    podDisruptionBudgets_->reflector.stop();
   });
   thread_.join();
 }
 
 bool ApiSource::synced() const {
-  return namespaces_->reflector.synced() && nodes_->reflector.synced() && pods_->reflector.synced();
+  return namespaces_->reflector.synced() && nodes_->reflector.synced() &&
+         pods_->reflector.synced() && podDisruptionBudgets_->reflector.synced();
 }
 
-std::array<ApiSource::WatchStatus, 3> ApiSource::watchStatus() const {
+std::array<ApiSource::WatchStatus, 4> ApiSource::watchStatus() const {
   const auto of = [](const auto& reflector) {
     return WatchStatus{reflector.resource().name, reflector.lastHeard(), reflector.backlogBytes()};
   };
-  return {of(namespaces_->reflector), of(nodes_->reflector), of(pods_->reflector)};
+  return {of(namespaces_->reflector), of(nodes_->reflector), of(pods_->reflector),
+          of(podDisruptionBudgets_->reflector)};
 }
 
 }  // namespace scheduling::sources

@@ -17,11 +17,11 @@
 
 namespace scheduling::sources {
 
-// The cluster source for a live cluster: informers for namespaces, nodes and pods (one
-// reflector and one API server connection each) that list and then watch, feeding the
-// cache. They run on one thread of their own, so decoding and applying watch events never
-// occupies a thread that serves requests; requests read published snapshots and never wait
-// for the cache's writers.
+// The cluster source for a live cluster: informers for namespaces, nodes, pods and
+// PodDisruptionBudgets (one reflector and one API server connection each) that list and then
+// watch, feeding the cache. They run on one thread of their own, so decoding and applying watch
+// events never occupies a thread that serves requests; requests read published snapshots and never
+// wait for the cache's writers.
 class ApiSource {
  public:
   // `onSynced` runs once, on the informers' thread, when every informer has applied its
@@ -41,15 +41,15 @@ class ApiSource {
   // Whether every informer has applied its first full list (readiness).
   bool synced() const;
 
-  // Per informer (namespaces, nodes, pods): when it last heard from the API server
-  // (Reflector::lastHeard) and how much it had left unread (Reflector::backlogBytes). Safe
+  // Per informer (namespaces, nodes, pods, poddisruptionbudgets): when it last heard from the API
+  // server (Reflector::lastHeard) and how much it had left unread (Reflector::backlogBytes). Safe
   // to call from any thread.
   struct WatchStatus {
     std::string_view resource;
     std::chrono::steady_clock::time_point lastHeard;
     std::size_t backlogBytes = 0;
   };
-  std::array<WatchStatus, 3> watchStatus() const;
+  std::array<WatchStatus, 4> watchStatus() const;
 
  private:
   template <typename T>
@@ -66,6 +66,7 @@ class ApiSource {
   std::unique_ptr<Informer<api::Namespace>> namespaces_;
   std::unique_ptr<Informer<api::Node>> nodes_;
   std::unique_ptr<Informer<api::Pod>> pods_;
+  std::unique_ptr<Informer<api::PodDisruptionBudget>> podDisruptionBudgets_;
   std::thread thread_;
 };
 

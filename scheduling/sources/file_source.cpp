@@ -45,7 +45,8 @@ File openAsJson(const std::string& path, std::string& json) {
 struct TerminalPod {};
 
 // Pods come made ready for the cache (Cache::preparePod) by the thread that decoded them.
-using DecodedObject = std::variant<api::Node, framework::PodInfoPtr, TerminalPod, api::Namespace>;
+using DecodedObject = std::variant<api::Node, framework::PodInfoPtr, TerminalPod, api::Namespace,
+                                   api::PodDisruptionBudget>;
 using DecodedObjects = framework::runtime::BatchChannel<DecodedObject>;
 
 // Objects per batch, and batches in flight: enough that the two threads rarely wait on each
@@ -78,6 +79,7 @@ void decodeList(std::FILE* file, const std::string& path, const cache::Cache& ca
     add(cache.preparePod(std::move(pod)));
   };
   visitor.ns = add;
+  visitor.pdb = add;
   try {
     api::json::readList(file, path, visitor);
     if (!batch.empty() && !channel.push(std::move(batch))) return;
@@ -118,6 +120,11 @@ class Filer {
   void operator()(api::Namespace&& ns) {
     ++counts.namespaces;
     cache_.upsertNamespace(std::move(ns));
+  }
+
+  void operator()(api::PodDisruptionBudget&& pdb) {
+    ++counts.podDisruptionBudgets;
+    cache_.upsertPodDisruptionBudget(pdb);
   }
 
   ClusterStateCounts counts;

@@ -16,12 +16,14 @@ struct ClusterStateCounts {
   std::size_t terminating = 0;  // deletionTimestamp set, not terminal
   std::size_t terminal = 0;     // Succeeded / Failed: ignored
   std::size_t namespaces = 0;
+  std::size_t podDisruptionBudgets = 0;
 };
 
-// Loads the `v1` List that `kubectl get nodes,pods,namespaces -A -o json` prints into the
-// cache, then publishes one snapshot. JSON is streamed item by item; a `.yaml` or `.yml`
-// file (`-o yaml`) is translated to JSON in memory first. Throws std::runtime_error naming the file
-// when it cannot be opened, and api::DecodeError (naming file and JSON path) when it is malformed.
+// Loads the `v1` List that `kubectl get nodes,pods,namespaces,poddisruptionbudgets -A -o json`
+// prints into the cache, then publishes one snapshot. JSON is streamed item by item; a `.yaml`
+// or `.yml` file (`-o yaml`) is translated to JSON in memory first. Throws std::runtime_error
+// naming the file when it cannot be opened, and api::DecodeError (naming file and JSON path)
+// when it is malformed.
 ClusterStateCounts loadClusterState(const std::string& path, cache::Cache& cache);
 
 }  // namespace scheduling::sources

@@ -28,6 +28,23 @@ const BadEvent kBadEvents[] = {
     {"not an object", R"([])", "an object"},
 };
 
+const BadEvent kBadBudgetEvents[] = {
+    {"selector not an object", R"({"type":"ADDED","object":{"spec":{"selector":"app=web"}}})",
+     "object.spec.selector: expected an object"},
+    {"expression values not an array",
+     R"({"type":"ADDED","object":{"spec":{"selector":{"matchExpressions":[{"values":"x"}]}}}})",
+     "object.spec.selector.matchExpressions[0].values: expected an array"},
+    {"disruptionsAllowed beyond int32",
+     R"({"type":"MODIFIED","object":{"status":{"disruptionsAllowed":4294967296}}})",
+     "object.status.disruptionsAllowed: expected a 32-bit integer, got 4294967296"},
+    {"disruptedPods not a map",
+     R"({"type":"MODIFIED","object":{"status":{"disruptedPods":["web-1"]}}})",
+     "object.status.disruptedPods: expected an object of strings"},
+    {"disrupted pod's time not a string",
+     R"({"type":"MODIFIED","object":{"status":{"disruptedPods":{"web-1":7}}}})",
+     "object.status.disruptedPods[web-1]: expected a string"},
+};
+
 }  // namespace api_server_codec_test
 
 using namespace api_server_codec_test;
@@ -55,6 +72,35 @@ BOOST_AUTO_TEST_CASE(a_list_item_is_read_as_its_type) {
   const auto node = decodeListItem<Node>(R"({"metadata":{"name":"n1","labels":{"z":"a"}}})", 3);
   BOOST_TEST(node.name == "n1");
   BOOST_TEST(*node.labels.get("z") == "a");
+}
+
+BOOST_AUTO_TEST_CASE(a_pod_disruption_budget_is_read_from_a_list_and_a_watch) {
+  const std::string object =
+      R"({"metadata":{"name":"web","namespace":"shop","resourceVersion":"71"},)"
+      R"("spec":{"maxUnavailable":1,"selector":{"matchExpressions":[{"key":"app",)"
+      R"("operator":"In","values":["web"]}]}},"status":{"disruptionsAllowed":2,)"
+      R"("disruptedPods":{"web-3":"2024-05-01T10:00:00Z"},"currentHealthy":4}})";
+  const auto listed = decodeListItem<PodDisruptionBudget>(object, 0);
+  BOOST_TEST(listed.cacheKey() == "shop/web");
+  BOOST_TEST_REQUIRE(listed.spec.selector.has_value());
+  BOOST_TEST((listed.spec.selector->matchExpressions ==
+              std::vector<LabelSelectorRequirement>{{"app", "In", {"web"}}}));
+  BOOST_TEST(listed.status.disruptionsAllowed == 2);
+  BOOST_TEST((listed.status.disruptedPods == std::vector<std::string>{"web-3"}));
+
+  const auto modified =
+      decodeWatchEvent<PodDisruptionBudget>(R"({"type":"MODIFIED","object":)" + object + "}");
+  BOOST_TEST((modified.type == WatchEventType::Modified));
+  BOOST_TEST(modified.resourceVersion == "71");
+  BOOST_TEST((modified.object == listed));
+}
+
+// A pod's startTime, from a watch as from a list.
+BOOST_AUTO_TEST_CASE(a_watched_pod_keeps_its_start_time) {
+  const auto added = decodeWatchEvent<Pod>(
+      R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"5"},)"
+      R"("status":{"phase":"Running","startTime":"2024-05-01T09:58:30Z"}}})");
+  BOOST_TEST(added.object.status.startTime.unixSeconds() == 1714557510);
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_list_item_is_named_by_its_index) {
@@ -109,6 +155,16 @@ BOOST_DATA_TEST_CASE(bad_watch_events_name_what_was_wrong, boost::unit_test::dat
     BOOST_FAIL("decoded");
   } catch (const DecodeError& e) {
     BOOST_TEST(std::string(e.what()).find(c.error) != std::string::npos, e.what());
+  }
+}
+
+BOOST_DATA_TEST_CASE(bad_pod_disruption_budget_events_name_what_was_wrong,
+                     boost::unit_test::data::make(kBadBudgetEvents), c) {
+  try {
+    decodeWatchEvent<PodDisruptionBudget>(c.text);
+    BOOST_FAIL("decoded");
+  } catch (const DecodeError& e) {
+    BOOST_TEST(std::string(e.what()) == c.error);
   }
 }
 

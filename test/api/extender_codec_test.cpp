@@ -96,7 +96,8 @@ const std::string kFullPod = R"({
     }
   },
   "status": {"phase": "Running", "nominatedNodeName": "node-2",
-             "conditions": [{"type": "Ready", "status": "True"}]}
+             "conditions": [{"type": "Ready", "status": "True"}],
+             "startTime": "2024-05-01T09:58:30Z"}
 })";
 
 void checkFullPod(const Pod& pod) {
@@ -114,6 +115,8 @@ void checkFullPod(const Pod& pod) {
   BOOST_TEST(pod.spec.priority.value_or(0) == -5);
   BOOST_TEST(pod.status.phase == "Running");
   BOOST_TEST(pod.status.nominatedNodeName == "node-2");
+  BOOST_TEST_REQUIRE(pod.status.startTime.has_value());
+  BOOST_TEST(pod.status.startTime.unixSeconds() == 1714557510);
 
   BOOST_TEST_REQUIRE(pod.spec.affinity.has_value());
   const auto& affinity = *pod.spec.affinity;
@@ -234,6 +237,12 @@ const BadInput kBadInputs[] = {
      "Pod.spec.priority: expected a 32-bit integer, got -2147483649"},
     {"priority above int64", podWithSpec(R"({"priority":99999999999999999999})"),
      "Pod.spec.priority: expected a 32-bit integer, got 99999999999999999999"},
+    {"startTime not a time", R"({"Pod":{"status":{"startTime":"yesterday"}}})",
+     "Pod.status.startTime: expected an RFC 3339 time"},
+    {"startTime a number", R"({"Pod":{"status":{"startTime":1714557510}}})",
+     "Pod.status.startTime: expected an RFC 3339 time"},
+    {"startTime without a zone", R"({"Pod":{"status":{"startTime":"2024-05-01T09:58:30"}}})",
+     "Pod.status.startTime: expected an RFC 3339 time"},
     {"affinity not an object", podWithSpec(R"({"affinity":[]})"),
      "Pod.spec.affinity: expected an object"},
     {"terms not an array",
@@ -531,6 +540,17 @@ BOOST_AUTO_TEST_CASE(DecodesLowerCaseKeys) {
   BOOST_TEST(mixed.pod.metadata.name == "p");
   BOOST_TEST((mixed.pod.metadata.labels == Labels{{"App", "x"}}));
   BOOST_TEST(mixed.pod.spec.priority.value_or(0) == 3);
+}
+
+// status.startTime is kept as seconds, whatever offset it was written with; null and a missing
+// member both leave it absent.
+BOOST_AUTO_TEST_CASE(StartTimeIsKeptAsSeconds) {
+  const auto startTime = [](const std::string& status) {
+    return decodeExtenderArgs(R"({"Pod":{"status":)" + status + "}}").pod.status.startTime;
+  };
+  BOOST_TEST(startTime(R"({"startTime":"2024-05-01T11:58:30+02:00"})").unixSeconds() == 1714557510);
+  BOOST_TEST(!startTime(R"({"startTime":null})").has_value());
+  BOOST_TEST(!startTime(R"({"phase":"Pending"})").has_value());
 }
 
 BOOST_AUTO_TEST_CASE(NullStandsForAbsentEverywhere) {

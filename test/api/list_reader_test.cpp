@@ -1,4 +1,5 @@
-// The streaming reader of `kubectl get nodes,pods,namespaces -A -o json` Lists.
+// The streaming reader of `kubectl get nodes,pods,namespaces,poddisruptionbudgets -A -o json`
+// Lists.
 #include "scheduling/api/json/list_reader.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -27,6 +28,7 @@ struct Collected {
   std::vector<Node> nodes;
   std::vector<Pod> pods;
   std::vector<Namespace> namespaces;
+  std::vector<PodDisruptionBudget> pdbs;
   std::vector<std::string> order;  // kind/name
 };
 
@@ -44,6 +46,10 @@ Collected read(const std::string& text) {
   visitor.ns = [&](Namespace&& ns) {
     c.order.push_back("Namespace/" + ns.name);
     c.namespaces.push_back(std::move(ns));
+  };
+  visitor.pdb = [&](PodDisruptionBudget&& pdb) {
+    c.order.push_back("PodDisruptionBudget/" + pdb.metadata.name);
+    c.pdbs.push_back(std::move(pdb));
   };
   File file = fileWith(text);
   readList(file.get(), "state.json", visitor);
@@ -74,10 +80,17 @@ const std::string kListedPod =
     R"("containers":[{"name":"c"}],"affinity":{"podAntiAffinity":{)"
     R"("requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":)"
     R"({"app":"web"}},"topologyKey":"kubernetes.io/hostname","matchLabelKeys":["version"]}]}}},)"
-    R"("status":{"phase":"Running","nominatedNodeName":""}})";
+    R"("status":{"phase":"Running","nominatedNodeName":"","startTime":"2024-05-01T09:58:30Z"}})";
 const std::string kListedNamespace =
     R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop","labels":)"
     R"({"team":"a"}},"spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}})";
+const std::string kListedPdb =
+    R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"web",)"
+    R"("namespace":"shop","uid":"u9","generation":2},"spec":{"minAvailable":2,)"
+    R"("selector":{"matchLabels":{"app":"web"}}},"status":{"currentHealthy":3,)"
+    R"("desiredHealthy":2,"disruptionsAllowed":1,"expectedPods":3,"observedGeneration":2,)"
+    R"("disruptedPods":{"web-2":"2024-05-01T10:00:00Z","web-0":"2024-05-01T10:00:01Z"},)"
+    R"("conditions":[{"type":"DisruptionAllowed","status":"True"}]}})";
 
 void checkPod(const Pod& pod) {
   BOOST_TEST(pod.metadata.name == "web-1");
@@ -85,6 +98,7 @@ void checkPod(const Pod& pod) {
   BOOST_TEST(pod.metadata.uid == "u1");
   BOOST_TEST(pod.spec.nodeName == "node-1");
   BOOST_TEST(pod.status.phase == "Running");
+  BOOST_TEST(pod.status.startTime.unixSeconds() == 1714557510);
   BOOST_TEST_REQUIRE(pod.spec.affinity.has_value());
   BOOST_TEST_REQUIRE(pod.spec.affinity->podAntiAffinity.has_value());
   const auto& terms =
@@ -94,6 +108,14 @@ void checkPod(const Pod& pod) {
   // matchLabelKeys merged.
   BOOST_TEST((terms[0].labelSelector->matchExpressions ==
               std::vector<LabelSelectorRequirement>{{"version", "In", {"v1"}}}));
+}
+
+void checkPdb(const PodDisruptionBudget& pdb) {
+  BOOST_TEST(pdb.cacheKey() == "shop/web");
+  BOOST_TEST_REQUIRE(pdb.spec.selector.has_value());
+  BOOST_TEST((pdb.spec.selector->matchLabels == Labels{{"app", "web"}}));
+  BOOST_TEST(pdb.status.disruptionsAllowed == 1);
+  BOOST_TEST((pdb.status.disruptedPods == std::vector<std::string>{"web-2", "web-0"}));
 }
 
 // An item whose kind comes after its other members.
@@ -116,6 +138,22 @@ BOOST_AUTO_TEST_CASE(ReadsNodesPodsAndNamespacesInFileOrder) {
   checkPod(c.pods[0]);
   BOOST_TEST_REQUIRE(c.namespaces.size() == 1u);
   BOOST_TEST((c.namespaces[0].labels == Labels{{"team", "a"}}));
+}
+
+BOOST_AUTO_TEST_CASE(ReadsPodDisruptionBudgets) {
+  const Collected c = read(list(kListedPod + "," + kListedPdb + "," +
+                                kindLast(kListedPdb, "PodDisruptionBudget") + "," +
+                                R"({"kind":"PodDisruptionBudget","metadata":{"name":"bare"},)"
+                                R"("spec":{"selector":null},"status":null})"));
+  BOOST_TEST(
+      (c.order == std::vector<std::string>{"Pod/web-1", "PodDisruptionBudget/web",
+                                           "PodDisruptionBudget/web", "PodDisruptionBudget/bare"}));
+  BOOST_TEST_REQUIRE(c.pdbs.size() == 3u);
+  checkPdb(c.pdbs[0]);
+  checkPdb(c.pdbs[1]);
+  BOOST_TEST(!c.pdbs[2].spec.selector.has_value());
+  BOOST_TEST(c.pdbs[2].status.disruptionsAllowed == 0);
+  BOOST_TEST(c.pdbs[2].status.disruptedPods.empty());
 }
 
 BOOST_AUTO_TEST_CASE(KindAfterTheObjectMembers) {
@@ -252,6 +290,16 @@ BOOST_AUTO_TEST_CASE(ErrorsNameTheSourceAndThePath) {
              "state.json: items[1].metadata.labels: expected an object of strings");
   BOOST_TEST(readError(list(R"({"spec":{"priority":"high"},"kind":"Pod"})")) ==
              "state.json: items[0].spec.priority: expected a 32-bit integer");
+  BOOST_TEST(readError(list(R"({"kind":"Pod","status":{"startTime":"2024-05-01"}})")) ==
+             "state.json: items[0].status.startTime: expected an RFC 3339 time");
+  BOOST_TEST(
+      readError(list(R"({"kind":"PodDisruptionBudget","status":{"disruptionsAllowed":"1"}})")) ==
+      "state.json: items[0].status.disruptionsAllowed: expected a 32-bit integer");
+  BOOST_TEST(readError(list(R"({"kind":"PodDisruptionBudget","spec":{"selector":[]}})")) ==
+             "state.json: items[0].spec.selector: expected an object");
+  BOOST_TEST(
+      readError(list(R"({"kind":"PodDisruptionBudget","status":{"disruptedPods":["a"]}})")) ==
+      "state.json: items[0].status.disruptedPods: expected an object of strings");
   BOOST_TEST(readError(list(R"(7)")) == "state.json: items[0]: expected an object");
   BOOST_TEST(readError(R"({"items":{}})") == "state.json: items: expected an array");
   BOOST_TEST(readError("[]") == "state.json: expected an object at the top level");

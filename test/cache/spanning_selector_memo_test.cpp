@@ -115,7 +115,8 @@ Namespaces threeNamespaces() {
   return n;
 }
 
-Selector in(std::string key, std::vector<std::string> values) {
+// Named apart from snapshot_test.cpp's `in`: the unity build may put both files in one batch.
+Selector selectorIn(std::string key, std::vector<std::string> values) {
   return Selector::of({Requirement{std::move(key), Operator::In, std::move(values)}});
 }
 
@@ -129,9 +130,9 @@ BOOST_AUTO_TEST_SUITE(spanning_selector_memo)
 
 BOOST_AUTO_TEST_CASE(candidates_are_the_namespaces_that_may_match) {
   const std::vector<MemoCase> cases = {
-      {"a value some namespaces hold", in("tier", {"batch"}), {0, 2}},
-      {"one of several values", in("tier", {"web", "none"}), {0}},
-      {"a value none holds", in("tier", {"none"}), {}},
+      {"a value some namespaces hold", selectorIn("tier", {"batch"}), {0, 2}},
+      {"one of several values", selectorIn("tier", {"web", "none"}), {0}},
+      {"a value none holds", selectorIn("tier", {"none"}), {}},
       {"a key", Selector::of({Requirement{"app", Operator::Exists, {}}}), {1, 2}},
       {"both keys",
        Selector::of({Requirement{"app", Operator::Exists, {}},
@@ -157,7 +158,7 @@ BOOST_AUTO_TEST_CASE(candidates_are_the_namespaces_that_may_match) {
 
 // The memo never trusts an entry: each change below is one a later snapshot brings.
 BOOST_AUTO_TEST_CASE(an_index_rebuilt_or_moved_is_probed_again) {
-  const Selector batch = in("tier", {"batch"});
+  const Selector batch = selectorIn("tier", {"batch"});
   Namespaces n = threeNamespaces();
   SpanningSelectorMemo memo;
   BOOST_TEST(candidates(memo, batch, n) == Positions({0, 2}), boost::test_tools::per_element());
@@ -184,7 +185,7 @@ BOOST_AUTO_TEST_CASE(an_index_rebuilt_or_moved_is_probed_again) {
 // With a list of namespaces, only theirs: each list its own entry beside the spanning one.
 BOOST_AUTO_TEST_CASE(candidates_of_listed_namespaces) {
   const Namespaces n = threeNamespaces();
-  const Selector batch = in("tier", {"batch"});
+  const Selector batch = selectorIn("tier", {"batch"});
   SpanningSelectorMemo memo;
   const auto listed = [&](const std::vector<std::string>& namespaces) {
     Positions out;
@@ -206,7 +207,7 @@ BOOST_AUTO_TEST_CASE(candidates_of_listed_namespaces) {
 // A kept plan's ranges move within the entry when a namespace before it plans again with
 // fewer ranges: they must still name the postings of its own index.
 BOOST_AUTO_TEST_CASE(a_kept_plan_walks_its_own_pods_after_one_before_it_changed) {
-  const Selector batchOrWeb = in("tier", {"batch", "web"});
+  const Selector batchOrWeb = selectorIn("tier", {"batch", "web"});
   // In each, the selector's pods are fewer than all, so that its plan walks postings ranges:
   // "a" two (one per value), "c" one.
   Namespaces n;
@@ -223,7 +224,7 @@ BOOST_AUTO_TEST_CASE(a_kept_plan_walks_its_own_pods_after_one_before_it_changed)
 
 // Past kMaxSlotsPerEntry an entry keeps plans only; once the pods are fewer again, slots.
 BOOST_AUTO_TEST_CASE(slots_are_kept_up_to_the_bound) {
-  const Selector batch = in("tier", {"batch"});
+  const Selector batch = selectorIn("tier", {"batch"});
   Namespaces n = threeNamespaces();
   const std::vector<api::Labels> many(SpanningSelectorMemo::kMaxSlotsPerEntry,
                                       labelSet({{"tier", "batch"}}));
@@ -245,12 +246,12 @@ BOOST_AUTO_TEST_CASE(distinct_selectors_are_bounded) {
   const Namespaces n = threeNamespaces();
   SpanningSelectorMemo memo;
   for (std::size_t i = 0; i < SpanningSelectorMemo::kMaxEntries + 10; ++i) {
-    const Selector s = in("tier", {std::to_string(i)});
+    const Selector s = selectorIn("tier", {std::to_string(i)});
     BOOST_TEST_REQUIRE(candidates(memo, s, n).empty());
     BOOST_TEST_REQUIRE(memo.size() <= SpanningSelectorMemo::kMaxEntries);
   }
   // Still right for a selector asked before the memo forgot everything.
-  BOOST_TEST(candidates(memo, in("tier", {"batch"}), n) == Positions({0, 2}),
+  BOOST_TEST(candidates(memo, selectorIn("tier", {"batch"}), n) == Positions({0, 2}),
              boost::test_tools::per_element());
 }
 

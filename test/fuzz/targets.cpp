@@ -83,6 +83,7 @@ int clusterStateList(const std::uint8_t* data, std::size_t size) {
   visitor.node = [](scheduling::api::Node&&) {};
   visitor.pod = [](scheduling::api::Pod&&) {};
   visitor.ns = [](scheduling::api::Namespace&&) {};
+  visitor.pdb = [](scheduling::api::PodDisruptionBudget&&) {};
   try {
     scheduling::api::json::readList(file.get(), "fuzz", visitor);
   } catch (const scheduling::api::DecodeError&) {
@@ -102,8 +103,9 @@ int configuration(const std::uint8_t* data, std::size_t size) {
 }
 
 // A watch or list answer as the informers read it, in two reads split in the middle as a
-// network read might: cut into events, each decoded as a pod event; and cut into list items,
-// each decoded as a node, with the list's metadata at the end.
+// network read might: cut into events, each decoded as a pod event and as a
+// PodDisruptionBudget event; and cut into list items, each decoded as a node, with the list's
+// metadata at the end.
 int watchStream(const std::uint8_t* data, std::size_t size) {
   namespace json = scheduling::api::json;
   const std::string_view text = asText(data, size);
@@ -114,6 +116,10 @@ int watchStream(const std::uint8_t* data, std::size_t size) {
     for (auto event = framer.next(); !event.empty(); event = framer.next()) {
       try {
         json::decodeWatchEvent<scheduling::api::Pod>(event);
+      } catch (const scheduling::api::DecodeError&) {
+      }
+      try {
+        json::decodeWatchEvent<scheduling::api::PodDisruptionBudget>(event);
       } catch (const scheduling::api::DecodeError&) {
       }
     }

@@ -14,7 +14,9 @@
 #include <ostream>
 #include <random>
 #include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "scheduling/cache/cache.hpp"
 #include "scheduling/sources/api_source.hpp"
@@ -52,13 +54,16 @@ struct RecordingObserver final : scheduling::informers::InformerObserver {
   // For faults that hit whichever informer asks next.
   int restartsOfAnyFor(const std::string& reason) {
     return restartsFor("namespaces " + reason) + restartsFor("nodes " + reason) +
-           restartsFor("pods " + reason);
+           restartsFor("pods " + reason) + restartsFor("poddisruptionbudgets " + reason);
   }
   int listsOf(const std::string& resource) {
     std::lock_guard lock(mutex);
     return lists[resource];
   }
-  int listsOfAny() { return listsOf("namespaces") + listsOf("nodes") + listsOf("pods"); }
+  int listsOfAny() {
+    return listsOf("namespaces") + listsOf("nodes") + listsOf("pods") +
+           listsOf("poddisruptionbudgets");
+  }
   int eventsOf(const std::string& key) {
     std::lock_guard lock(mutex);
     return events[key];
@@ -202,6 +207,30 @@ ApiObject pod(const std::string& name, const std::string& nodeName, const std::s
   object.labels = {{"app", app}};
   object.nodeName = nodeName;
   return object;
+}
+
+// A PodDisruptionBudget of namespace "default" over the pods labelled app=<app>, whose
+// spec.selector is `selector` (JSON) when given.
+ApiObject pdb(const std::string& name, const std::string& app, int disruptionsAllowed,
+              const std::string& selector = "") {
+  ApiObject object;
+  object.name = name;
+  object.ns = "default";
+  object.specBulk = R"("minAvailable":1,"selector":)" +
+                    (selector.empty() ? R"({"matchLabels":{"app":")" + app + R"("}})" : selector);
+  object.statusBulk = R"("currentHealthy":2,"disruptionsAllowed":)" +
+                      std::to_string(disruptionsAllowed) +
+                      R"(,"disruptedPods":{"pod-0":"2024-05-01T10:00:00Z"})";
+  return object;
+}
+
+// "name:disruptionsAllowed" for each budget the cache's latest snapshot holds in "default".
+std::vector<std::string> budgetsIn(const scheduling::cache::Cache& cache) {
+  std::vector<std::string> out;
+  for (const auto& budget : cache.snapshot()->podDisruptionBudgets("default")) {
+    out.push_back(budget.name + ":" + std::to_string(budget.disruptionsAllowed));
+  }
+  return out;
 }
 
 ApiServerDouble::Options doubleOptions(bool tls, std::string token, bool goneAsErrorEvent) {
@@ -520,6 +549,49 @@ BOOST_AUTO_TEST_CASE(a_listed_pod_that_does_not_decode_relists_until_mended) {
   f.server.put("pods", pod("pod-7", "node-1", "web"));
   BOOST_TEST(eventually([&] { return f.source.synced(); }));
   BOOST_TEST(converges(f.server, f.cache));
+}
+
+// PodDisruptionBudgets are listed (readiness waits for them) and watched like the rest.
+BOOST_AUTO_TEST_CASE(pod_disruption_budgets_are_listed_and_watched) {
+  Fixture f;
+  seed(f.server, 2, 2);
+  f.server.put("poddisruptionbudgets", pdb("web", "web", 1));
+  f.source.start();
+  BOOST_TEST(eventually([&] { return f.source.synced(); }));
+  BOOST_TEST((budgetsIn(f.cache) == std::vector<std::string>{"web:1"}));
+  BOOST_TEST(count(f.server.requests(), "LIST poddisruptionbudgets") == 1);
+  const auto budgets = f.cache.snapshot()->podDisruptionBudgets("default");
+  BOOST_TEST(budgets[0].selects(scheduling::api::Labels{{"app", "web"}}));
+  BOOST_TEST(budgets[0].disrupted("pod-0"));
+
+  f.server.put("poddisruptionbudgets", pdb("web", "web", 0));
+  f.server.put("poddisruptionbudgets", pdb("db", "db", 2));
+  BOOST_TEST(eventually([&] {
+    return budgetsIn(f.cache) == std::vector<std::string>{"db:2", "web:0"};
+  }));
+  f.server.remove("poddisruptionbudgets", "default/web");
+  BOOST_TEST(eventually([&] { return budgetsIn(f.cache) == std::vector<std::string>{"db:2"}; }));
+  BOOST_TEST(f.observer.eventsOf("poddisruptionbudgets DELETED") == 1);
+}
+
+// A budget that does not decode, from the watch and then from every relist, leaves the cache
+// with what it had and the informer starting over until the API server serves it mended.
+BOOST_AUTO_TEST_CASE(a_pod_disruption_budget_that_does_not_decode_leaves_the_cache_as_it_was) {
+  Fixture f;
+  seed(f.server, 2, 2);
+  f.server.put("poddisruptionbudgets", pdb("web", "web", 1));
+  f.source.start();
+  BOOST_TEST(eventually([&] { return f.source.synced(); }));
+
+  f.server.put("poddisruptionbudgets", pdb("web", "web", 0, R"("app=web")"));
+  BOOST_TEST(
+      eventually([&] { return f.observer.restartsFor("poddisruptionbudgets decode") >= 2; }));
+  BOOST_TEST((budgetsIn(f.cache) == std::vector<std::string>{"web:1"}));
+  f.server.put("pods", pod("meanwhile", "node-1", "web"));  // the other informers go on
+  BOOST_TEST(converges(f.server, f.cache));
+
+  f.server.put("poddisruptionbudgets", pdb("web", "web", 3));
+  BOOST_TEST(eventually([&] { return budgetsIn(f.cache) == std::vector<std::string>{"web:3"}; }));
 }
 
 BOOST_AUTO_TEST_CASE(failing_requests_are_retried_with_backoff) {

@@ -227,7 +227,7 @@ BOOST_DATA_TEST_CASE(a_failed_binding_answers_why_and_assumes_nothing,
     cluster.server.put("pods", pod.object);
   }
   // The informers are watching: the next request to the API server is the binder's.
-  BOOST_TEST(eventually([&] { return cluster.server.openWatches() == 3; }));
+  BOOST_TEST(eventually([&] { return cluster.server.openWatches() == 4; }));
   cluster.server.failNextRequests(c.failures, 500);
   testing::HttpClient client(cluster.process->port());
   const auto reply =
@@ -287,7 +287,7 @@ BOOST_AUTO_TEST_CASE(a_bind_without_a_uid_binds_the_pod_it_names) {
 BOOST_AUTO_TEST_CASE(an_unreachable_api_server_is_named) {
   Cluster cluster;
   const auto pod = cluster.pending("p", 1, "web", "").front();
-  BOOST_TEST(eventually([&] { return cluster.server.openWatches() == 3; }));
+  BOOST_TEST(eventually([&] { return cluster.server.openWatches() == 4; }));
   // The GET of the pod, and a retry on a new connection if the client makes one, meet a
   // connection closed unanswered.
   cluster.server.failNextRequests(2, 0);

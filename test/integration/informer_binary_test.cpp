@@ -110,8 +110,10 @@ BOOST_AUTO_TEST_CASE(follows_the_api_server_named_by_the_kubeconfig) {
 
   BOOST_TEST(process.stop(SIGTERM) == 0);
   BOOST_TEST(process.log().find("listed 2 nodes in 1 page") != std::string::npos);
-  BOOST_TEST(process.log().find("] ready: namespaces, nodes and pods listed") != std::string::npos,
-             process.log());
+  BOOST_TEST(
+      process.log().find("] ready: namespaces, nodes, pods and PodDisruptionBudgets listed") !=
+          std::string::npos,
+      process.log());
   BOOST_TEST(process.log().find("pods watch reconnecting (reason connection)") !=
              std::string::npos);
   std::filesystem::remove(kubeconfig);

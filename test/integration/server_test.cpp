@@ -115,6 +115,49 @@ BOOST_DATA_TEST_CASE(answers_the_examples, boost::unit_test::data::make(kExample
   BOOST_TEST((parse(reply.body) == want), "got " << reply.body);
 }
 
+// /preempt with the victims sent as whole pods (kube-scheduler's nodeCacheCapable: false), as
+// the example's preemptor: node-b2's victim leaves batch-1 in the way (its anti-affinity
+// refuses the pod) and node-c2's none leaves web-0 (the pod's refuses it), both of lower
+// priority, so the extender adds them; on node-c3 the pod nominated there, of equal priority,
+// cannot be evicted. The answer is in UIDs, and /metrics counts each candidate's outcome.
+BOOST_AUTO_TEST_CASE(preempt_adds_victims_and_counts_what_it_did) {
+  ExampleServer server;
+  testing::HttpClient client(server.port());
+  rapidjson::Document request = parse(exampleRequest("preempt-meta"));
+  request.RemoveMember("NodeNameToMetaVictims");
+  request.RemoveMember("NodeNameToVictims");
+  rapidjson::Document victims = parse(R"({
+    "node-b2": {"Pods": [{"metadata": {"name": "node-agent-node-b2", "namespace": "kube-system",
+                                       "uid": "uid-kube-system-node-agent-node-b2"},
+                          "spec": {"priority": 0, "nodeName": "node-b2"}}],
+                "NumPDBViolations": 0},
+    "node-c2": {"Pods": null, "NumPDBViolations": 0},
+    "node-c3": {"Pods": [], "NumPDBViolations": 0}
+  })");
+  request.AddMember("NodeNameToVictims", rapidjson::Value(victims, request.GetAllocator()),
+                    request.GetAllocator());
+  rapidjson::StringBuffer body;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(body);
+  request.Accept(writer);
+
+  const auto reply = client.post("/preempt", {body.GetString(), body.GetSize()});
+  BOOST_TEST_REQUIRE(reply.status == 200u, reply.body);
+  const auto want = parse(R"({"NodeNameToMetaVictims": {
+    "node-b2": {"Pods": [{"UID": "uid-kube-system-node-agent-node-b2"},
+                         {"UID": "uid-analytics-batch-1"}], "NumPDBViolations": 1},
+    "node-c2": {"Pods": [{"UID": "uid-shop-web-0"}], "NumPDBViolations": 0}
+  }})");
+  BOOST_TEST((parse(reply.body) == want), "got " << reply.body);
+
+  const std::string metrics = client.get("/metrics").body;
+  for (const auto* line :
+       {R"(scheduler_extender_preemption_candidates_total{outcome="extended"} 2)",
+        R"(scheduler_extender_preemption_candidates_total{outcome="rejected"} 1)"}) {
+    BOOST_TEST(metrics.find(std::string(line) + "\n") != std::string::npos, line);
+  }
+  BOOST_TEST(metrics.find(R"(outcome="kept")") == std::string::npos);
+}
+
 // Full Node objects come back as the very bytes that were sent.
 BOOST_AUTO_TEST_CASE(filter_with_nodes_echoes_the_sent_objects) {
   ExampleServer server;

@@ -13,6 +13,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "test/manifests/chart_render.hpp"
 #include "test/manifests/chart_values.hpp"
@@ -706,13 +707,20 @@ BOOST_DATA_TEST_CASE(rbac_lets_each_binary_do_what_it_calls, data::make(kScenari
   BOOST_TEST((extender.name == scheduler.name) == !s.serviceMode());
 
   // The extender's informers list and watch across namespaces; single objects by name too.
-  for (const auto* resource : {"pods", "nodes", "namespaces"}) {
+  // PodDisruptionBudgets are policy/v1's, which /preempt weighs victims by.
+  for (const auto& [group, resource] :
+       {std::pair{"", "pods"}, std::pair{"", "nodes"}, std::pair{"", "namespaces"},
+        std::pair{"policy", "poddisruptionbudgets"}}) {
     for (const auto* verb : {"get", "list", "watch"}) {
-      BOOST_TEST(allows(s.manifests, extender, {"", resource, verb, "", ""}),
+      BOOST_TEST(allows(s.manifests, extender, {group, resource, verb, "", ""}),
                  verb << " " << resource);
     }
-    BOOST_TEST(!allows(s.manifests, extender, {"", resource, "create", "", ""}), resource);
+    BOOST_TEST(!allows(s.manifests, extender, {group, resource, "create", "", ""}), resource);
+    BOOST_TEST(!allows(s.manifests, extender, {group, resource, "delete", "", ""}), resource);
   }
+  // Nothing else of the policy group (evictions, say), nor budgets in another group.
+  BOOST_TEST(!allows(s.manifests, extender, {"policy", "podsecuritypolicies", "list", "", ""}));
+  BOOST_TEST(!allows(s.manifests, extender, {"", "poddisruptionbudgets", "list", "", ""}));
   if (s.serviceMode()) {
     BOOST_TEST(boundRoles(s.manifests, extender).size() == 1u);
   }

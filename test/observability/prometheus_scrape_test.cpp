@@ -380,7 +380,7 @@ std::string bindError(const std::string& body) {
 void drive(testing::BurstCluster& cluster) {
   // A dropped connection: every watch restarts once, and is back.
   cluster.server.dropWatches();
-  BOOST_REQUIRE(eventually([&] { return cluster.server.openWatches() == 3; }));
+  BOOST_REQUIRE(eventually([&] { return cluster.server.openWatches() == 4; }));
   // kube-scheduler's loop with bindVerb: /filter, /prioritize over the feasible nodes, /bind;
   // each /bind after the next pod's /filter, which waits for it (an in-flight wait, settled).
   const auto pods = cluster.pending("web-", 50, "web", testing::kWebAntiAffinity);
@@ -400,6 +400,18 @@ void drive(testing::BurstCluster& cluster) {
   BOOST_TEST(bindError(client.post("/bind", bindArgs("stray-01", stray[1].uid, "node-z9")).body) !=
              "");
   BOOST_TEST(client.post("/filter", "not json").status == 400u);
+  // A preemption whose candidates kube-scheduler sent without victims: a replica of higher
+  // priority, which every node running a replica refuses until that one goes.
+  std::string candidates;
+  for (const auto& node : cluster.nodeNames) {
+    candidates += (candidates.empty() ? "" : ",") + ("\"" + node + "\":{\"Pods\":[]}");
+  }
+  const auto preempted = client.post(
+      "/preempt", R"({"Pod":{"metadata":{"name":"web-urgent","namespace":"shop","uid":"u-urgent",)"
+                  R"("labels":{"app":"web"}},"spec":{"priority":1000,"affinity":)" +
+                      testing::kWebAntiAffinity + R"(}},"NodeNameToMetaVictims":{)" + candidates +
+                      "}}");
+  BOOST_TEST(preempted.status == 200u, preempted.body);
 
   const std::string text = cluster.metrics();
   const auto metric = [&](const std::string& series) { return testing::metricValue(text, series); };
@@ -409,6 +421,8 @@ void drive(testing::BurstCluster& cluster) {
   BOOST_TEST(
       metric(R"(scheduler_extender_in_flight_waits_total{endpoint="filter",outcome="settled"})") >
       0);
+  BOOST_TEST(metric(R"(scheduler_extender_preemption_candidates_total{outcome="extended"})") == 50);
+  BOOST_TEST(metric(R"(scheduler_extender_preemption_candidates_total{outcome="kept"})") == 10);
 }
 
 // Every query of the dashboard parses and returns data.

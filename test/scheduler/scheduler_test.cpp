@@ -83,6 +83,12 @@ std::vector<std::string> slice(const std::vector<std::string>& all, std::size_t 
 
 const api::Pod kPlainPod = MakePod().name("p").ns("default").uid("p").obj();
 
+std::vector<std::string> outcomeNames(const PreemptionResult& result) {
+  std::vector<std::string> names;
+  for (const auto outcome : result.outcomes) names.emplace_back(preemption::outcomeName(outcome));
+  return names;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(scheduler)
@@ -259,13 +265,25 @@ BOOST_DATA_TEST_CASE(prioritize_maps_totals_onto_extender_priorities,
   BOOST_TEST(got == c.want);
 }
 
-// /preempt keeps a candidate only if the pod fits once the victims are gone.
-BOOST_AUTO_TEST_CASE(preempt_keeps_candidates_where_the_victims_make_room) {
+// /preempt in either input form: a candidate whose victims make room is kept as sent, one
+// where a pod of lower priority stands in the way too gets it added, one where a pod of equal
+// priority does is dropped, and so is a node the cache does not hold; the answer keeps the
+// request's order and names every candidate's outcome.
+BOOST_AUTO_TEST_CASE(preempt_keeps_extends_or_drops_each_candidate) {
   const auto nodes = makeNodes(3);
-  const auto web = [](const std::string& name, const std::string& node) {
-    return MakePod().name(name).ns("default").uid(name).label("app", "web").node(node).obj();
+  const auto web = [](const std::string& name, const std::string& node, std::int32_t priority) {
+    return MakePod()
+        .name(name)
+        .ns("default")
+        .uid(name)
+        .label("app", "web")
+        .priority(priority)
+        .node(node)
+        .obj();
   };
-  Fixture f(nodes, {web("web-1", "node-1000"), web("web-2", "node-1001")});
+  const std::vector<api::Pod> pods = {web("web-1", "node-1000", 0), web("web-2", "node-1001", 0),
+                                      web("web-9", "node-1002", 100)};
+  Fixture f(nodes, pods);
   const auto pod = MakePod()
                        .name("web-3")
                        .ns("default")
@@ -274,30 +292,56 @@ BOOST_AUTO_TEST_CASE(preempt_keeps_candidates_where_the_victims_make_room) {
                        .priority(100)
                        .podAntiAffinityIn("app", kHostname, {"web"}, kRequiredReq)
                        .obj();
+  const std::vector<std::string> wantOutcomes = {"kept", "extended", "rejected", "rejected"};
+  const auto check = [&](const PreemptionResult& result) {
+    BOOST_TEST(outcomeNames(result) == wantOutcomes, boost::test_tools::per_element());
+    const auto& victims = result.answer.nodeNameToMetaVictims;
+    BOOST_REQUIRE(victims.size() == 2u);
+    BOOST_TEST(victims[0].first == "node-1000");
+    BOOST_TEST(victims[0].second.podUIDs == std::vector<std::string>{"web-1"});
+    BOOST_TEST(victims[0].second.numPDBViolations == 1);  // as sent
+    BOOST_TEST(victims[1].first == "node-1001");
+    BOOST_TEST(victims[1].second.podUIDs == std::vector<std::string>{"web-2"});
+    BOOST_TEST(victims[1].second.numPDBViolations == 0);  // the cache has no budgets
+  };
 
   api::ExtenderPreemptionArgs byUID;
   byUID.pod = pod;
   byUID.nodeNameToMetaVictims = api::WireMap<api::MetaVictims>{
       {"node-1000", {{"web-1"}, 1}},  // the victim is what blocks the pod: kept
-      {"node-1001", {{}, 0}},         // web-2 stays: still blocked
-      {"node-1002", {{}, 0}},         // nothing in the way: kept
+      {"node-1001", {{}, 0}},         // web-2 blocks it and may go: added
+      {"node-1002", {{}, 0}},         // web-9 blocks it and may not
+      {"node-9999", {{}, 0}},         // unknown
   };
-  const auto result = f.scheduler->preempt(byUID);
-  BOOST_REQUIRE(result.nodeNameToMetaVictims.size() == 2u);
-  BOOST_TEST(result.nodeNameToMetaVictims[0].first == "node-1000");
-  BOOST_TEST(result.nodeNameToMetaVictims[0].second.podUIDs == std::vector<std::string>{"web-1"});
-  BOOST_TEST(result.nodeNameToMetaVictims[0].second.numPDBViolations == 1);
-  BOOST_TEST(result.nodeNameToMetaVictims[1].first == "node-1002");
+  check(f.scheduler->preempt(byUID));
 
   api::ExtenderPreemptionArgs byPod;
   byPod.pod = pod;
   byPod.nodeNameToVictims = api::WireMap<api::Victims>{
-      {"node-1000", {{web("web-1", "node-1000")}, 0}},
+      {"node-1000", {{web("web-1", "node-1000", 0)}, 1}},
       {"node-1001", {{}, 0}},
+      {"node-1002", {{}, 0}},
+      {"node-9999", {{}, 0}},
   };
-  const auto fromPods = f.scheduler->preempt(byPod);
-  BOOST_REQUIRE(fromPods.nodeNameToMetaVictims.size() == 1u);
-  BOOST_TEST(fromPods.nodeNameToMetaVictims[0].first == "node-1000");
+  check(f.scheduler->preempt(byPod));
+}
+
+// A pod its PreFilter rejects (here: a selector that does not parse) fits no candidate.
+BOOST_AUTO_TEST_CASE(preempt_drops_every_candidate_when_prefilter_rejects_the_pod) {
+  const auto nodes = makeNodes(2);
+  Fixture f(nodes, {});
+  api::Affinity affinity;
+  affinity.podAntiAffinity.emplace().requiredDuringSchedulingIgnoredDuringExecution.push_back(
+      testing::affinityTerm(
+          testing::MakeLabelSelector().expression("app", "Matches", {"web"}).obj(), kHostname));
+  api::ExtenderPreemptionArgs args;
+  args.pod = MakePod().name("p").ns("default").uid("p").priority(10).affinity(affinity).obj();
+  args.nodeNameToMetaVictims =
+      api::WireMap<api::MetaVictims>{{"node-1000", {{}, 0}}, {"node-1001", {{}, 0}}};
+  const auto result = f.scheduler->preempt(args);
+  BOOST_TEST(result.answer.nodeNameToMetaVictims.empty());
+  BOOST_TEST(outcomeNames(result) == (std::vector<std::string>{"rejected", "rejected"}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -36,6 +37,25 @@ BOOST_AUTO_TEST_CASE(watch_gauges_have_a_series_per_resource) {
        }) {
     BOOST_TEST(text.find(want) != std::string::npos, want);
   }
+}
+
+// /preempt's candidates add up by outcome across requests; an outcome never seen has no
+// series, the family is declared all the same.
+BOOST_AUTO_TEST_CASE(preemption_candidates_are_counted_by_outcome) {
+  using scheduling::preemption::Outcome;
+  server::Metrics metrics;
+  BOOST_TEST(metrics.render({}).find("# TYPE scheduler_extender_preemption_candidates_total "
+                                     "counter\n") != std::string::npos);
+  metrics.countPreemptionCandidates(
+      std::vector<Outcome>{Outcome::Kept, Outcome::Extended, Outcome::Extended, Outcome::Kept});
+  metrics.countPreemptionCandidates(std::vector<Outcome>{Outcome::Extended});
+  metrics.countPreemptionCandidates(std::vector<Outcome>{});
+  const std::string text = metrics.render({});
+  expectLines(text, {
+                        "scheduler_extender_preemption_candidates_total{outcome=\"extended\"} 3\n",
+                        "scheduler_extender_preemption_candidates_total{outcome=\"kept\"} 2\n",
+                    });
+  BOOST_TEST(text.find("outcome=\"rejected\"") == std::string::npos);
 }
 
 // A histogram without labels renders its series without braces' leading comma.

@@ -29,7 +29,8 @@ class TempFile {
   std::filesystem::path path_;
 };
 
-// What `kubectl get nodes,pods,namespaces -A -o json` prints, trimmed to the fields read.
+// What `kubectl get nodes,pods,namespaces,poddisruptionbudgets -A -o json` prints, trimmed to
+// the fields read.
 constexpr const char* kClusterState = R"({
   "apiVersion": "v1",
   "kind": "List",
@@ -41,7 +42,8 @@ constexpr const char* kClusterState = R"({
      "metadata": {"name": "ns1", "labels": {"team": "a"}}},
     {"apiVersion": "v1", "kind": "Pod",
      "metadata": {"name": "p1", "namespace": "ns1", "uid": "u1", "labels": {"app": "web"}},
-     "spec": {"nodeName": "n1"}, "status": {"phase": "Running"}},
+     "spec": {"nodeName": "n1"},
+     "status": {"phase": "Running", "startTime": "2024-05-01T09:58:30Z"}},
     {"apiVersion": "v1", "kind": "Pod",
      "metadata": {"name": "p2", "namespace": "ns1", "uid": "u2",
                   "deletionTimestamp": "2024-05-01T08:00:00Z"},
@@ -57,7 +59,11 @@ constexpr const char* kClusterState = R"({
      "spec": {}, "status": {"phase": "Pending"}},
     {"apiVersion": "v1", "kind": "Pod",
      "metadata": {"name": "p6", "namespace": "ns2"},
-     "spec": {"nodeName": "n2"}, "status": {"phase": "Running"}}
+     "spec": {"nodeName": "n2"}, "status": {"phase": "Running"}},
+    {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+     "metadata": {"name": "web", "namespace": "ns1"},
+     "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}},
+     "status": {"disruptionsAllowed": 0, "disruptedPods": {"p9": "2024-05-01T08:00:00Z"}}}
   ]
 })";
 
@@ -81,10 +87,18 @@ BOOST_AUTO_TEST_CASE(loads_and_publishes_cluster_state) {
   BOOST_TEST(counts.terminating == 1u);
   BOOST_TEST(counts.terminal == 1u);
   BOOST_TEST(counts.namespaces == 1u);
+  BOOST_TEST(counts.podDisruptionBudgets == 1u);
 
   auto snapshot = cache.snapshot();
   BOOST_TEST(snapshot->nodeInfoList().size() == 2u);
   BOOST_TEST((podNames(snapshot->getNodeInfo("n1")) == std::vector<std::string>{"p1"}));
+  BOOST_TEST(snapshot->getNodeInfo("n1")->pods()[0]->pod().status.startTime.unixSeconds() ==
+             1714557510);
+  const auto budgets = snapshot->podDisruptionBudgets("ns1");
+  BOOST_TEST_REQUIRE(budgets.size() == 1u);
+  BOOST_TEST(budgets[0].name == "web");
+  BOOST_TEST(budgets[0].selects(api::Labels{{"app", "web"}}));
+  BOOST_TEST(budgets[0].disrupted("p9"));
   // p6 has no uid: it is keyed by namespace/name.
   BOOST_TEST((podNames(snapshot->getNodeInfo("n2")) == std::vector<std::string>{"p2", "p6"}));
   BOOST_TEST(snapshot->nominatedPodsForNode("n1").size() == 1u);
@@ -192,6 +206,24 @@ BOOST_AUTO_TEST_CASE(errors_after_many_batches_name_the_item) {
                e.what());
   }
   BOOST_TEST(cache.snapshot()->getNodeInfo("n1") == nullptr);
+}
+
+// A budget that does not decode stops the load as a bad pod does, naming the item.
+BOOST_AUTO_TEST_CASE(a_bad_pod_disruption_budget_names_its_item) {
+  TempFile file("broken-pdb.json",
+                R"({"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n1"}},)"
+                R"( {"kind": "PodDisruptionBudget", "metadata": {"name": "b", "namespace": "x"},)"
+                R"( "status": {"disruptionsAllowed": "one"}}]})");
+  cache::Cache cache;
+  try {
+    loadClusterState(file.path(), cache);
+    BOOST_FAIL("expected an error");
+  } catch (const api::DecodeError& e) {
+    BOOST_TEST(
+        std::string(e.what()).find("items[1].status.disruptionsAllowed") != std::string::npos,
+        e.what());
+  }
+  BOOST_TEST(cache.snapshot()->podDisruptionBudgets("x").empty());
 }
 
 BOOST_AUTO_TEST_CASE(missing_file_names_the_file) {

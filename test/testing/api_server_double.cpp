@@ -130,8 +130,24 @@ std::vector<std::string> pathSegments(std::string_view path) {
   return segments;
 }
 
+constexpr std::string_view kPodDisruptionBudgetsPath = "/apis/policy/v1/poddisruptionbudgets";
+
 const char* kindOf(const std::string& resource) {
+  if (resource == "poddisruptionbudgets") return "PodDisruptionBudget";
   return resource == "pods" ? "Pod" : resource == "nodes" ? "Node" : "Namespace";
+}
+
+const char* apiVersionOf(const std::string& resource) {
+  return resource == "poddisruptionbudgets" ? "policy/v1" : "v1";
+}
+
+// Pods and budgets live in a namespace: they are keyed namespace/name.
+bool namespaced(const std::string& resource) {
+  return resource == "pods" || resource == "poddisruptionbudgets";
+}
+
+std::string keyOf(const std::string& resource, const ApiObject& object) {
+  return namespaced(resource) ? object.ns + "/" + object.name : object.name;
 }
 
 bool selectedBy(bool selected, const ApiObject& object) {
@@ -280,7 +296,9 @@ bool ApiServerDouble::handle(Stream& stream, http::verb method, const std::strin
   const std::string path = target.substr(0, target.find('?'));
   auto query = queryOf(target);
   const bool watch = query["watch"] == "true" || query["watch"] == "1";
-  const std::string resource = path.starts_with("/api/v1/") ? path.substr(8) : "";
+  const std::string resource = path.starts_with("/api/v1/")        ? path.substr(8)
+                               : path == kPodDisruptionBudgetsPath ? "poddisruptionbudgets"
+                                                                   : "";
   // namespaces/{ns}/pods/{name}, or namespaces/{ns}/pods/{name}/binding
   const auto segments = pathSegments(resource);
   const bool onePod =
@@ -319,7 +337,8 @@ bool ApiServerDouble::handle(Stream& stream, http::verb method, const std::strin
     }
     return true;
   }
-  if (resource != "pods" && resource != "nodes" && resource != "namespaces") {
+  if (resource != "pods" && resource != "nodes" && resource != "namespaces" &&
+      resource != "poddisruptionbudgets") {
     lock.unlock();
     writeAnswer(stream, 404, statusJson(404, "NotFound", "the server could not find " + path));
     return true;
@@ -674,12 +693,12 @@ std::string ApiServerDouble::renderObject(const std::string& resource, const Api
   w.Key("kind");
   w.String(kindOf(resource));
   w.Key("apiVersion");
-  w.String("v1");
+  w.String(apiVersionOf(resource));
   w.Key("metadata");
   w.StartObject();
   w.Key("name");
   w.String(object.name.c_str());
-  if (resource == "pods") {
+  if (namespaced(resource)) {
     w.Key("namespace");
     w.String(object.ns.c_str());
   }
@@ -733,7 +752,8 @@ std::string ApiServerDouble::renderObject(const std::string& resource, const Api
     appendMembers(buffer, object.statusBulk);
     w.EndObject();
   } else {
-    // A node's or namespace's spec and status: nothing the extender reads, all bulk.
+    // A node's, namespace's or budget's spec and status: what the double does not model, as
+    // their bulk (a budget's selector and disruptionsAllowed, say).
     for (const auto& [key, bulk] :
          {std::pair{"spec", &object.specBulk}, std::pair{"status", &object.statusBulk}}) {
       if (bulk->empty()) continue;
@@ -759,7 +779,7 @@ void ApiServerDouble::record(Event event) {
 
 void ApiServerDouble::put(const std::string& resource, const ApiObject& object) {
   std::lock_guard lock(mutex_);
-  const std::string key = resource == "pods" ? object.ns + "/" + object.name : object.name;
+  const std::string key = keyOf(resource, object);
   auto& objects = state_[resource];
   const auto it = objects.find(key);
   const std::uint64_t version = ++resourceVersion_;
@@ -794,7 +814,7 @@ void ApiServerDouble::preload(const std::string& resource, std::vector<ApiObject
   const std::uint64_t version = ++resourceVersion_;
   auto& stored = state_[resource];
   for (ApiObject& object : objects) {
-    std::string key = resource == "pods" ? object.ns + "/" + object.name : object.name;
+    std::string key = keyOf(resource, object);
     ++generation_[resource + "/" + key];
     std::string uid = uidOf(resource, key);
     const auto it = stored

@@ -21,10 +21,11 @@
 
 namespace testing {
 
-// What the double holds of a namespace, node or pod: the fields the extender reads.
+// What the double holds of a namespace, node, pod or PodDisruptionBudget: the fields the
+// extender reads (a budget's spec and status come as bulk).
 struct ApiObject {
   std::string name;
-  std::string ns;  // pods
+  std::string ns;  // pods and budgets
   std::map<std::string, std::string> labels;
   std::string nodeName;  // pods: spec.nodeName
   std::string phase = "Running";
@@ -44,7 +45,8 @@ struct ApiObject {
 };
 
 // An API server for the informers' and the binding's tests, speaking the protocol the way
-// kube-apiserver does for /api/v1/{namespaces,nodes,pods}:
+// kube-apiserver does for /api/v1/{namespaces,nodes,pods} and
+// /apis/policy/v1/poddisruptionbudgets:
 //  - one resourceVersion counter for every change, as etcd's revision;
 //  - LIST with limit/continue, pages served from a snapshot frozen at the first page's
 //    resourceVersion and streamed chunked; an expired continue token answers 410 Expired;
@@ -83,7 +85,8 @@ class ApiServerDouble {
   std::string url() const;
 
   // --- state: each change takes the next resourceVersion and is seen by watchers ---
-  // `resource` is "namespaces", "nodes" or "pods"; pods are keyed namespace/name.
+  // `resource` is "namespaces", "nodes", "pods" or "poddisruptionbudgets"; pods and budgets
+  // are keyed namespace/name.
   void put(const std::string& resource, const ApiObject& object);
   void remove(const std::string& resource, const std::string& key);
   // Stores objects that were there before anyone watched, e.g. a whole benchmark cluster:

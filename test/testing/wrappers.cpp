@@ -1,5 +1,7 @@
 #include "test/testing/wrappers.hpp"
 
+#include <stdexcept>
+
 namespace testing {
 
 MakeLabelSelector& MakeLabelSelector::label(std::string key, std::string value) {
@@ -87,6 +89,13 @@ MakePod& MakePod::priority(std::int32_t priority) {
 
 MakePod& MakePod::phase(std::string phase) {
   pod_.status.phase = std::move(phase);
+  return *this;
+}
+
+MakePod& MakePod::startTime(std::string_view rfc3339) {
+  const auto seconds = api::parseRfc3339(rfc3339);
+  if (!seconds) throw std::invalid_argument("not an RFC 3339 time: " + std::string(rfc3339));
+  pod_.status.startTime = api::OptionalTime::fromUnixSeconds(*seconds);
   return *this;
 }
 
@@ -229,6 +238,38 @@ MakeNode& MakeNode::labels(std::initializer_list<api::Labels::Entry> labels) {
 
 MakeNode& MakeNode::labels(const api::Labels& labels) {
   for (const auto& [k, v] : labels) node_.labels.set(k, v);
+  return *this;
+}
+
+MakePodDisruptionBudget& MakePodDisruptionBudget::name(std::string name) {
+  pdb_.metadata.name = std::move(name);
+  return *this;
+}
+
+MakePodDisruptionBudget& MakePodDisruptionBudget::ns(std::string ns) {
+  pdb_.metadata.ns = std::move(ns);
+  return *this;
+}
+
+MakePodDisruptionBudget& MakePodDisruptionBudget::selector(
+    std::optional<api::LabelSelector> selector) {
+  pdb_.spec.selector = std::move(selector);
+  return *this;
+}
+
+MakePodDisruptionBudget& MakePodDisruptionBudget::matchLabel(std::string key, std::string value) {
+  if (!pdb_.spec.selector) pdb_.spec.selector.emplace();
+  pdb_.spec.selector->matchLabels.set(std::move(key), std::move(value));
+  return *this;
+}
+
+MakePodDisruptionBudget& MakePodDisruptionBudget::disruptionsAllowed(std::int32_t allowed) {
+  pdb_.status.disruptionsAllowed = allowed;
+  return *this;
+}
+
+MakePodDisruptionBudget& MakePodDisruptionBudget::disruptedPod(std::string podName) {
+  pdb_.status.disruptedPods.push_back(std::move(podName));
   return *this;
 }
 

@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "scheduling/api/namespace.hpp"
 #include "scheduling/api/node.hpp"
 #include "scheduling/api/pod.hpp"
+#include "scheduling/api/pod_disruption_budget.hpp"
 
 // Fixture builders after upstream's pkg/scheduler/testing/wrappers.go (st.MakePod(),
 // st.MakeNode(), st.MakeLabelSelector()), so ported test tables read like the Go ones:
@@ -59,6 +61,8 @@ class MakePod {
   MakePod& nominatedNodeName(std::string nodeName);
   MakePod& priority(std::int32_t priority);
   MakePod& phase(std::string phase);
+  // Sets status.startTime, written as the API server writes it ("2024-05-01T10:00:00Z").
+  MakePod& startTime(std::string_view rfc3339);
   MakePod& schedulerName(std::string name);
   // Sets metadata.deletionTimestamp.
   MakePod& terminating(std::string deletionTimestamp = "2024-01-01T00:00:00Z");
@@ -111,6 +115,22 @@ class MakeNode {
 
  private:
   api::Node node_;
+};
+
+// A policy/v1 PodDisruptionBudget, as st.MakePDB builds one upstream.
+class MakePodDisruptionBudget {
+ public:
+  MakePodDisruptionBudget& name(std::string name);
+  MakePodDisruptionBudget& ns(std::string ns);
+  MakePodDisruptionBudget& selector(std::optional<api::LabelSelector> selector);
+  // spec.selector with one matchLabels entry.
+  MakePodDisruptionBudget& matchLabel(std::string key, std::string value);
+  MakePodDisruptionBudget& disruptionsAllowed(std::int32_t allowed);
+  MakePodDisruptionBudget& disruptedPod(std::string podName);
+  api::PodDisruptionBudget obj() const { return pdb_; }
+
+ private:
+  api::PodDisruptionBudget pdb_;
 };
 
 // The well-known topology labels (v1.LabelHostname, v1.LabelTopologyZone) the suites spread

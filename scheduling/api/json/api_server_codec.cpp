@@ -34,6 +34,10 @@ template <>
 const Schema& objectSchema<Namespace>() {
   return kNamespaceSchema;
 }
+template <>
+const Schema& objectSchema<PodDisruptionBudget>() {
+  return kPodDisruptionBudgetSchema;
+}
 
 // An object and its metadata.resourceVersion. The object's own schema has no place for the
 // version (requests never need it), so decoding goes through routes that send
@@ -226,9 +230,11 @@ std::string encodeBinding(std::string_view ns, std::string_view name, std::strin
 template Pod decodeListItem<Pod>(std::string_view, std::size_t);
 template Node decodeListItem<Node>(std::string_view, std::size_t);
 template Namespace decodeListItem<Namespace>(std::string_view, std::size_t);
+template PodDisruptionBudget decodeListItem<PodDisruptionBudget>(std::string_view, std::size_t);
 template Pod decodeObject<Pod>(std::string_view);
 template WatchEvent<Pod> decodeWatchEvent<Pod>(std::string_view);
 template WatchEvent<Node> decodeWatchEvent<Node>(std::string_view);
 template WatchEvent<Namespace> decodeWatchEvent<Namespace>(std::string_view);
+template WatchEvent<PodDisruptionBudget> decodeWatchEvent<PodDisruptionBudget>(std::string_view);
 
 }  // namespace scheduling::api::json

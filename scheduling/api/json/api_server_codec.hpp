@@ -8,12 +8,13 @@
 #include "scheduling/api/namespace.hpp"
 #include "scheduling/api/node.hpp"
 #include "scheduling/api/pod.hpp"
+#include "scheduling/api/pod_disruption_budget.hpp"
 
 // Decoders of what the Kubernetes API server answers the informers: the items and metadata of
-// a typed list (PodList, NodeList, NamespaceList), one watch event, and a metav1.Status. They
-// share the object schemas of the extender codecs, so a pod from a watch is read exactly as a
-// pod in a request or in the cluster-state file. They throw api::DecodeError naming the JSON
-// path.
+// a typed list (PodList, NodeList, NamespaceList, PodDisruptionBudgetList), one watch event,
+// and a metav1.Status. They share the object schemas of the extender codecs, so a pod from a
+// watch is read exactly as a pod in a request or in the cluster-state file. They throw
+// api::DecodeError naming the JSON path.
 namespace scheduling::api::json {
 
 // metav1.ListMeta: where a list stands, and how to ask for the next page.
@@ -31,7 +32,8 @@ struct Status {
 
 enum class WatchEventType { Added, Modified, Deleted, Bookmark, Error };
 
-// One event of a watch stream of T (api::Pod, api::Node or api::Namespace).
+// One event of a watch stream of T (api::Pod, api::Node, api::Namespace or
+// api::PodDisruptionBudget).
 template <typename T>
 struct WatchEvent {
   WatchEventType type = WatchEventType::Added;

@@ -13,6 +13,7 @@
 #include "scheduling/api/json/reader_string_copy.hpp"
 #include "scheduling/api/json/string_bytes.hpp"
 #include "scheduling/api/json/value_scanner.hpp"
+#include "scheduling/api/time.hpp"
 
 namespace scheduling::api::json {
 
@@ -324,6 +325,7 @@ bool Decoder::RawNumber(const char* text, rapidjson::SizeType length, bool) {
 
 bool Decoder::String(const char* text, rapidjson::SizeType length, bool) {
   const Schema* schema = slotSchema();
+  if (schema->type == SchemaType::Time) return time(std::string_view(text, length));
   if (schema->type != SchemaType::String) return mismatch();
   const std::string_view value(text, length);
   checkUtf8(value);
@@ -333,6 +335,14 @@ bool Decoder::String(const char* text, rapidjson::SizeType length, bool) {
   } else {
     static_cast<std::string*>(slotTarget())->assign(value);
   }
+  endValue();
+  return true;
+}
+
+bool Decoder::time(std::string_view text) {
+  const std::optional<std::int64_t> seconds = parseRfc3339(text);
+  if (!seconds) return mismatch();
+  *static_cast<OptionalTime*>(slotTarget()) = OptionalTime::fromUnixSeconds(*seconds);
   endValue();
   return true;
 }

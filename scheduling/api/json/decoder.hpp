@@ -92,6 +92,8 @@ class Decoder {
   void skipUnknownMembersAhead(const Frame& object);
   bool takeWhole(const Route& route);
   void checkUtf8(std::string_view text) const;
+  // A Time member's string: parsed, or a mismatch.
+  bool time(std::string_view text);
   [[noreturn]] bool mismatch() const;
   [[noreturn]] void fail(std::string path, std::string_view message) const;
 

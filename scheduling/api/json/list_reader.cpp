@@ -21,8 +21,8 @@ constexpr std::array<std::string_view, 3> kObjectMembers = {"metadata", "spec", 
 // to the visitor at their end and cleared.
 //
 // `kind` usually comes first (kubectl writes apiVersion, kind, metadata, ...), and then
-// each object member is decoded straight into the Pod, Node or Namespace. When it comes
-// later, the object members seen before it are kept as text and decoded at the item's end.
+// each object member is decoded straight into the Pod, Node, Namespace or PodDisruptionBudget. When
+// it comes later, the object members seen before it are kept as text and decoded at the item's end.
 struct ListItem {
   const ListVisitor* visitor = nullptr;
   const std::string* source = nullptr;
@@ -30,6 +30,7 @@ struct ListItem {
   Pod pod;
   Node node;
   Namespace ns;
+  PodDisruptionBudget pdb;
   std::array<std::string, kObjectMembers.size()> early;  // text of members before kind
 
   void clear() {
@@ -37,6 +38,7 @@ struct ListItem {
     pod = Pod{};
     node = Node{};
     ns = Namespace{};
+    pdb = PodDisruptionBudget{};
     for (auto& text : early) text.clear();
   }
 };
@@ -67,6 +69,9 @@ Route routeByKind(ListItem& item, std::string_view key) {
   if (kind == "Pod") return {findField(kPodSchema.fields, key), &item.pod};
   if (kind == "Node") return {findField(kNodeSchema.fields, key), &item.node};
   if (kind == "Namespace") return {findField(kNamespaceSchema.fields, key), &item.ns};
+  if (kind == "PodDisruptionBudget") {
+    return {findField(kPodDisruptionBudgetSchema.fields, key), &item.pdb};
+  }
   return {};
 }
 
@@ -101,6 +106,8 @@ void finishItem(Decoder& decoder, void* target) {
     if (visitor.node) visitor.node(std::move(item.node));
   } else if (*item.kind == "Namespace") {
     if (visitor.ns) visitor.ns(std::move(item.ns));
+  } else if (*item.kind == "PodDisruptionBudget") {
+    if (visitor.pdb) visitor.pdb(std::move(item.pdb));
   }
   item.clear();
 }

@@ -6,6 +6,7 @@
 #include "scheduling/api/namespace.hpp"
 #include "scheduling/api/node.hpp"
 #include "scheduling/api/pod.hpp"
+#include "scheduling/api/pod_disruption_budget.hpp"
 
 namespace scheduling::api::json {
 
@@ -16,6 +17,7 @@ using schema::field;
 using schema::kInt32;
 using schema::kString;
 using schema::kStrings;
+using schema::kTime;
 
 void putLabel(void* labels, std::string_view key, std::string_view value) {
   static_cast<Labels*>(labels)->set(key, value);
@@ -141,6 +143,7 @@ constexpr Schema kPodSpec{
 constexpr Field kPodStatusFields[] = {
     field<&PodStatus::phase>("phase", kString),
     field<&PodStatus::nominatedNodeName>("nominatedNodeName", kString),
+    field<&PodStatus::startTime>("startTime", kTime),
 };
 constexpr Schema kPodStatus{
     .type = SchemaType::Object, .expected = "an object", .fields = kPodStatusFields};
@@ -177,6 +180,38 @@ constexpr Field kNamespaceFields[] = {
     {"metadata", &kNamespaceMetadata, &schema::self, &schema::resetSelf<Namespace>},
 };
 
+// --- pod disruption budget ---
+
+constexpr Field kPodDisruptionBudgetSpecFields[] = {
+    field<&PodDisruptionBudgetSpec::selector>("selector", kLabelSelector),
+};
+constexpr Schema kPodDisruptionBudgetSpec{
+    .type = SchemaType::Object, .expected = "an object", .fields = kPodDisruptionBudgetSpecFields};
+
+// status.disruptedPods maps a pod's name to when its eviction was admitted: only the names
+// are kept.
+void putDisruptedPod(void* names, std::string_view name, std::string_view /*admittedAt*/) {
+  static_cast<std::vector<std::string>*>(names)->emplace_back(name);
+}
+constexpr Schema kDisruptedPods{.type = SchemaType::Map,
+                                .expected = "an object of strings",
+                                .element = &kString,
+                                .put = &putDisruptedPod};
+
+constexpr Field kPodDisruptionBudgetStatusFields[] = {
+    field<&PodDisruptionBudgetStatus::disruptionsAllowed>("disruptionsAllowed", kInt32),
+    field<&PodDisruptionBudgetStatus::disruptedPods>("disruptedPods", kDisruptedPods),
+};
+constexpr Schema kPodDisruptionBudgetStatus{.type = SchemaType::Object,
+                                            .expected = "an object",
+                                            .fields = kPodDisruptionBudgetStatusFields};
+
+constexpr Field kPodDisruptionBudgetFields[] = {
+    field<&PodDisruptionBudget::metadata>("metadata", kObjectMeta),
+    field<&PodDisruptionBudget::spec>("spec", kPodDisruptionBudgetSpec),
+    field<&PodDisruptionBudget::status>("status", kPodDisruptionBudgetStatus),
+};
+
 // The labels of a Node sent in ExtenderArgs live only as long as the request: not worth
 // shrinking.
 constexpr Schema kSentLabels{.type = SchemaType::Map,
@@ -202,5 +237,8 @@ constinit const Schema kNodeSchema{
 
 constinit const Schema kNamespaceSchema{
     .type = SchemaType::Object, .expected = "an object", .fields = kNamespaceFields};
+
+constinit const Schema kPodDisruptionBudgetSchema{
+    .type = SchemaType::Object, .expected = "an object", .fields = kPodDisruptionBudgetFields};
 
 }  // namespace scheduling::api::json

@@ -9,6 +9,9 @@ namespace scheduling::api::json {
 extern const Schema kPodSchema;        // api::Pod; merges matchLabelKeys when done
 extern const Schema kNodeSchema;       // api::Node (metadata.name, metadata.labels)
 extern const Schema kNamespaceSchema;  // api::Namespace (metadata.name, metadata.labels)
+// api::PodDisruptionBudget (metadata, spec.selector, status.disruptionsAllowed and the keys of
+// status.disruptedPods)
+extern const Schema kPodDisruptionBudgetSchema;
 // The metadata object of a Node sent in ExtenderArgs, decoded into the api::SentNode itself.
 extern const Schema kSentNodeMetadataSchema;
 

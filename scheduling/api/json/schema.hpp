@@ -40,6 +40,7 @@ enum class SchemaType : std::uint8_t {
   String,   // std::string
   Int32,    // std::int32_t
   Int64,    // std::int64_t
+  Time,     // api::OptionalTime, from an RFC 3339 string
   Capture,  // any JSON value, kept as its text in a std::string
 };
 
@@ -150,6 +151,7 @@ constexpr Schema arrayOf(const Schema& element) {
 inline constexpr Schema kString{.type = SchemaType::String, .expected = "a string"};
 inline constexpr Schema kInt32{.type = SchemaType::Int32, .expected = "a 32-bit integer"};
 inline constexpr Schema kInt64{.type = SchemaType::Int64, .expected = "a 64-bit integer"};
+inline constexpr Schema kTime{.type = SchemaType::Time, .expected = "an RFC 3339 time"};
 inline constexpr Schema kCapture{.type = SchemaType::Capture, .expected = "a value"};
 inline constexpr Schema kStrings = arrayOf<std::string>(kString);
 
