@@ -196,3 +196,33 @@ func NodesOf(pods []corev1.Pod) []string {
 	sort.Strings(nodes)
 	return nodes
 }
+
+// WaitUnschedulable waits until every pod of the Deployment has been refused by its scheduler
+// (PodScheduled False, reason Unschedulable) and none is bound: a placement that must not
+// happen, seen not to, once the scheduler has tried.
+func WaitUnschedulable(ctx context.Context, client kubernetes.Interface, d *Deployment, timeout time.Duration) error {
+	var why string
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		list, err := client.CoreV1().Pods(d.Namespace).List(ctx, metav1.ListOptions{LabelSelector: d.Selector().String()})
+		if err != nil {
+			return false, err
+		}
+		refused := 0
+		for _, p := range list.Items {
+			if p.Spec.NodeName != "" {
+				return false, fmt.Errorf("pod %s/%s was placed on %s", p.Namespace, p.Name, p.Spec.NodeName)
+			}
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+					refused++
+				}
+			}
+		}
+		why = fmt.Sprintf("%d of %d pods refused", refused, *d.Spec.Replicas)
+		return refused == int(*d.Spec.Replicas), nil
+	})
+	if err != nil {
+		return fmt.Errorf("deployment %s/%s: %s: %w", d.Namespace, d.Name, why, err)
+	}
+	return nil
+}

@@ -362,3 +362,26 @@ func (a *Agent) hostsFile(podName string, ip netip.Addr) string {
 	}
 	return strings.Join(lines, "\n") + "\n"
 }
+
+// Signal sends sig to a running container of a pod the agent runs, as a fault would reach
+// it: SIGKILL for a crash (the agent restarts it), SIGSTOP and SIGCONT to freeze it.
+func (a *Agent) Signal(pod *corev1.Pod, containerName string, sig syscall.Signal) error {
+	a.mu.Lock()
+	r := a.runners[pod.UID]
+	a.mu.Unlock()
+	if r == nil {
+		return fmt.Errorf("the node agent does not run pod %s/%s", pod.Namespace, pod.Name)
+	}
+	for _, c := range r.containers {
+		if c.spec.Name == containerName {
+			c.mu.Lock()
+			p := c.process
+			c.mu.Unlock()
+			if p == nil {
+				return fmt.Errorf("container %s of pod %s/%s is not running", containerName, pod.Namespace, pod.Name)
+			}
+			return syscall.Kill(-p.Pid, sig)
+		}
+	}
+	return fmt.Errorf("pod %s/%s has no container %s", pod.Namespace, pod.Name, containerName)
+}

@@ -1,14 +1,6 @@
 package scheduling
 
-import (
-	"context"
-	"fmt"
-	"testing"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"scheduler-extender/test/e2e/framework"
-)
+import "fmt"
 
 // configuration is one way of installing the chart.
 type configuration struct {
@@ -54,24 +46,12 @@ func configurations() []configuration {
 	return out
 }
 
-// installation is a release of the chart that the scenarios schedule through.
-type installation struct {
-	configuration
-	release, namespace string
-	scheduler          string // the schedulerName its pods use
-	schedulerUser      string // the service accounts that bind, as the audit log names them
-	extenderUser       string
-}
-
-// The client certificate's name the extender accepts on its scheduling verbs.
-const clientName = "kube-scheduler-client"
-
-func (c configuration) values(release, namespace string) map[string]any {
+func (c configuration) values() map[string]any {
 	bindVerb := ""
 	if c.bind {
 		bindVerb = "bind"
 	}
-	values := map[string]any{
+	return map[string]any{
 		"registration": map[string]any{
 			"nodeCacheCapable":          c.nodeCacheCapable,
 			"bindVerb":                  bindVerb,
@@ -79,52 +59,4 @@ func (c configuration) values(release, namespace string) map[string]any {
 		},
 		"extender": map[string]any{"verbosity": 2},
 	}
-	if c.mutualTLS {
-		values["mode"] = "service"
-		values["tls"] = map[string]any{
-			"enabled":          true,
-			"serverSecretName": release + "-extender-tls",
-			"clientAuth": map[string]any{
-				"enabled": true, "clientSecretName": release + "-scheduler-client", "clientName": clientName,
-			},
-		}
-	}
-	return values
-}
-
-// install installs the chart in its configuration as release in namespace and waits for its
-// pods to be ready; the release is uninstalled when the test ends.
-func (c configuration) install(ctx context.Context, t *testing.T, release, namespace string) installation {
-	t.Helper()
-	fullname := release + "-scheduler-extender"
-	in := installation{
-		configuration: c, release: release, namespace: namespace, scheduler: fullname,
-		schedulerUser: "system:serviceaccount:" + namespace + ":" + fullname,
-		extenderUser:  "system:serviceaccount:" + namespace + ":" + fullname,
-	}
-	if c.mutualTLS {
-		in.extenderUser += "-extender"
-		ca, err := framework.NewAuthority(release + "-ca")
-		if err != nil {
-			t.Fatal(err)
-		}
-		service := fullname + "-extender." + namespace + ".svc"
-		if err := ca.TLSSecret(ctx, env.Client, namespace, release+"-extender-tls", service, []string{service}, true); err != nil {
-			t.Fatal(err)
-		}
-		if err := ca.TLSSecret(ctx, env.Client, namespace, release+"-scheduler-client", clientName, nil, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	helm := env.Helm()
-	if out, err := helm.Install(ctx, release, namespace, c.values(release, namespace)); err != nil {
-		t.Fatalf("installing the chart: %v\n%s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := helm.Uninstall(context.Background(), release, namespace); err != nil {
-			t.Errorf("uninstalling the chart: %v\n%s", err, out)
-		}
-		_ = env.Client.CoreV1().Namespaces().Delete(context.Background(), namespace, metav1.DeleteOptions{})
-	})
-	return in
 }

@@ -20,7 +20,8 @@ import (
 type run struct {
 	*testing.T
 	ctx        context.Context
-	in         installation
+	config     configuration
+	release    *framework.Release
 	namespaces []string
 }
 
@@ -29,7 +30,7 @@ type run struct {
 // when the scenario ends.
 func (r *run) namespace(name string, labels map[string]string) string {
 	r.Helper()
-	name = r.in.release + "-" + name
+	name = r.release.Name + "-" + name
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 	if _, err := env.Client.CoreV1().Namespaces().Create(r.ctx, ns, metav1.CreateOptions{}); err != nil {
 		r.Fatal(err)
@@ -68,9 +69,9 @@ func (r *run) judge() {
 	for _, v := range report.Violations {
 		r.Errorf("violation: %s", v)
 	}
-	binder := r.in.schedulerUser
-	if r.in.bind {
-		binder = r.in.extenderUser
+	binder := r.release.SchedulerUser
+	if r.config.bind {
+		binder = r.release.ExtenderUser
 	}
 	attempts, err := env.Bindings()
 	if err != nil {
@@ -164,10 +165,10 @@ func TestScheduling(t *testing.T) {
 	for i, c := range configurations() {
 		t.Run(c.String(), func(t *testing.T) {
 			ctx := context.Background()
-			in := c.install(ctx, t, fmt.Sprintf("sx%d", i), fmt.Sprintf("scheduling-%d", i))
+			release := env.Install(ctx, t, fmt.Sprintf("sx%d", i), fmt.Sprintf("scheduling-%d", i), c.values(), c.mutualTLS)
 			for _, s := range scenarios() {
 				t.Run(s.name, func(t *testing.T) {
-					r := &run{T: t, ctx: ctx, in: in}
+					r := &run{T: t, ctx: ctx, config: c, release: release}
 					defer r.cleanUp()
 					s.run(r)
 					r.judge()
@@ -181,7 +182,7 @@ func TestScheduling(t *testing.T) {
 // ones fit only where nothing of theirs runs yet.
 func antiAffinityPerNode(r *run) {
 	ns := r.namespace("per-node", nil)
-	d := r.create(framework.NewDeployment(ns, "web", r.in.scheduler, int32(shape.Nodes)).
+	d := r.create(framework.NewDeployment(ns, "web", r.release.Scheduler, int32(shape.Nodes)).
 		RequiredAntiAffinity(framework.Term(framework.Hostname, map[string]string{"app": "web"})))
 	pods := r.bound(d)
 	seen := map[string]bool{}

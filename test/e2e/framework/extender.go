@@ -1,0 +1,95 @@
+package framework
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// ExtenderProbe reads what an extender pod serves on its metrics port (/readyz, /metrics),
+// from the host, as kubelet and Prometheus reach it on the pod's address.
+type ExtenderProbe struct {
+	Pod  *corev1.Pod
+	Port int // the chart's extender.metricsPort
+	TLS  bool
+}
+
+func (p ExtenderProbe) get(ctx context.Context, path string) (int, string, error) {
+	scheme := "http"
+	if p.TLS {
+		scheme = "https"
+	}
+	url := fmt.Sprintf("%s://%s%s", scheme, net.JoinHostPort(p.Pod.Status.PodIP, strconv.Itoa(p.Port)), path)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	request, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	response, err := client.Do(request)
+	if err != nil {
+		return 0, "", err
+	}
+	defer response.Body.Close()
+	body, err := io.ReadAll(response.Body)
+	return response.StatusCode, string(body), err
+}
+
+// Readyz is /readyz's status code and body.
+func (p ExtenderProbe) Readyz(ctx context.Context) (int, string, error) { return p.get(ctx, "/readyz") }
+
+// Metrics reads /metrics into series ("name{labels}") and their values.
+func (p ExtenderProbe) Metrics(ctx context.Context) (map[string]float64, error) {
+	code, body, err := p.get(ctx, "/metrics")
+	if err != nil {
+		return nil, err
+	}
+	if code != http.StatusOK {
+		return nil, fmt.Errorf("/metrics answered %d: %s", code, body)
+	}
+	out := map[string]float64{}
+	scanner := bufio.NewScanner(strings.NewReader(body))
+	for scanner.Scan() {
+		line := scanner.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
+			continue
+		}
+		if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
+			out[line[:i]] = v
+		}
+	}
+	return out, scanner.Err()
+}
+
+// Sum adds the values of every series of the metric whose labels contain each of the
+// name="value" pairs given.
+func Sum(metrics map[string]float64, name string, labels ...string) float64 {
+	total := 0.0
+	for series, v := range metrics {
+		if series != name && !strings.HasPrefix(series, name+"{") {
+			continue
+		}
+		matches := true
+		for _, l := range labels {
+			matches = matches && strings.Contains(series, l)
+		}
+		if matches {
+			total += v
+		}
+	}
+	return total
+}
