@@ -8,6 +8,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include "test/manifests/network_policy.hpp"
 #include "test/manifests/rbac.hpp"
 #include "test/manifests/scenario.hpp"
+#include "test/testing/files.hpp"
 #include "test/testing/http_client.hpp"
 #include "test/testing/server_process.hpp"
 
@@ -1094,6 +1096,48 @@ BOOST_DATA_TEST_CASE(contradicting_values_fail_to_render_with_a_message, data::m
   const std::string message = refusalMessage(result);
   BOOST_TEST_REQUIRE(!message.empty(), result.error);
   BOOST_TEST(message.find(c.wantMessage) != std::string::npos, result.error);
+}
+
+// A `fail` of the templates: its literal, and the messages it prints (printf's verbs as what
+// they print).
+struct TemplateFail {
+  std::string literal;
+  std::regex prints;
+};
+
+std::vector<TemplateFail> templateFails() {
+  static const std::regex call(R"re(fail \(?(?:printf )?"((?:[^"\\]|\\.)*)")re");
+  static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
+  std::vector<TemplateFail> fails;
+  for (const auto& entry : std::filesystem::directory_iterator(chartFile("templates"))) {
+    const std::string source = testing::readFile(entry.path());
+    for (std::sregex_iterator it(source.begin(), source.end(), call), end; it != end; ++it) {
+      const std::string literal = std::regex_replace((*it)[1].str(), std::regex(R"(\\")"), "\"");
+      std::string pattern = std::regex_replace(literal, special, R"(\$&)");
+      pattern = std::regex_replace(pattern, std::regex("%d"), "-?[0-9]+");
+      pattern = std::regex_replace(pattern, std::regex("%q"), R"("[^"]*")");
+      fails.push_back({literal, std::regex(pattern)});
+    }
+  }
+  return fails;
+}
+
+// So that a check added to the templates comes with its case in kRefused: each case's message
+// is one a `fail` prints, and each `fail` prints the message of a case.
+BOOST_AUTO_TEST_CASE(every_fail_in_the_templates_has_a_refused_case) {
+  const auto fails = templateFails();
+  std::vector<bool> covered(fails.size(), false);
+  for (const auto& c : kRefused) {
+    const std::string message = refusalMessage(renderRefused(c));
+    bool printed = false;
+    for (std::size_t i = 0; i < fails.size(); ++i) {
+      if (std::regex_match(message, fails[i].prints)) covered[i] = printed = true;
+    }
+    BOOST_TEST(printed, c.name << ": no fail in the templates prints \"" << message << "\"");
+  }
+  for (std::size_t i = 0; i < fails.size(); ++i) {
+    BOOST_TEST(covered[i], "no case in kRefused for fail \"" << fails[i].literal << "\"");
+  }
 }
 
 BOOST_AUTO_TEST_CASE(one_replica_may_run_without_leader_election) {
