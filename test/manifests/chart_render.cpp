@@ -26,6 +26,9 @@ std::vector<std::string> arguments(std::vector<std::string> command, const Rende
   command.insert(command.end(), {options.release, chartDir(), "--namespace", options.namespace_});
   for (const auto& file : options.valuesFiles) command.insert(command.end(), {"--values", file});
   for (const auto& set : options.sets) command.insert(command.end(), {"--set", set});
+  if (!options.kubeVersion.empty()) {
+    command.insert(command.end(), {"--kube-version", options.kubeVersion});
+  }
   if (options.skipSchemaValidation) command.push_back("--skip-schema-validation");
   return command;
 }

@@ -20,6 +20,7 @@ struct RenderOptions {
   std::string namespace_;
   std::vector<std::string> valuesFiles;  // paths, applied in order over values.yaml
   std::vector<std::string> sets;         // "a.b=c", applied after the files
+  std::string kubeVersion;               // --kube-version; empty: helm's default, its client's
   bool skipSchemaValidation = false;     // --skip-schema-validation
 };
 

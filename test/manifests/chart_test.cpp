@@ -1140,6 +1140,37 @@ BOOST_AUTO_TEST_CASE(every_fail_in_the_templates_has_a_refused_case) {
   }
 }
 
+struct KubeVersionCase {
+  std::string name;
+  std::string kubeVersion;
+  bool admitted;
+};
+std::ostream& operator<<(std::ostream& os, const KubeVersionCase& c) { return os << c.name; }
+
+const std::vector<KubeVersionCase> kKubeVersions = {
+    {"the oldest Chart.yaml admits", "v1.26.0", true},
+    {"a minor release older", "v1.25.16", false},
+    // kube-scheduler may not be newer than the API server: the cluster is at least its release.
+    {"the release of values.yaml's kube-scheduler", value(chartValues(), "kubeScheduler.image.tag"),
+     true},
+};
+
+// helm checks Chart.yaml's kubeVersion against the cluster's (--kube-version, for a render).
+// The other suites render with helm's default, its client's release: no template reads
+// .Capabilities.
+BOOST_DATA_TEST_CASE(helm_checks_the_cluster_against_the_charts_kube_version,
+                     data::make(kKubeVersions), c) {
+  RenderOptions options{"sx", "scheduling"};
+  options.kubeVersion = c.kubeVersion;
+  const auto result = renderChart(options);
+  BOOST_TEST((result.exitCode == 0) == c.admitted, result.error);
+  if (c.admitted) return;
+  const std::string constraint = text(YAML::LoadFile(chartFile("Chart.yaml"))["kubeVersion"]);
+  BOOST_TEST(result.error.starts_with("Error: chart requires kubeVersion: " + constraint +
+                                      " which is incompatible with Kubernetes " + c.kubeVersion),
+             result.error);
+}
+
 BOOST_AUTO_TEST_CASE(one_replica_may_run_without_leader_election) {
   const auto result = renderChart({"sx", "scheduling", {}, {"leaderElection.enabled=false"}});
   BOOST_TEST(result.exitCode == 0, result.error);
