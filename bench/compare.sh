@@ -47,7 +47,9 @@ Set BENCH_KIT to the kit's directory (the shared/bench folder beside the reposit
 done
 kit=$(cd "$kit" && pwd)
 command -v python3 >/dev/null || fail "python3 is required"
-command -v go >/dev/null || fail "go is required to build the peer (apt-get install -y golang-go)"
+# The peer builds with the Go the repository's other Go builds use (scripts/go-env.sh, which
+# fails with a message when there is none new enough), not Debian's golang-go.
+source "$root/scripts/go-env.sh"
 if [ "$load_seconds" -gt 0 ]; then
   command -v wrk >/dev/null || fail "wrk is required for the load step (apt-get install -y wrk),
 or pass --load-seconds 0 to skip it"

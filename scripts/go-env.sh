@@ -7,10 +7,13 @@ fi
 go_needed=$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$(dirname "${BASH_SOURCE[0]}")/../test/e2e/go.mod")
 go_have=$(go env GOVERSION 2>/dev/null | sed 's/^go//') || go_have=""
 if [ -z "$go_have" ] || [ "$(printf '%s\n%s\n' "$go_needed" "$go_have" | sort -V | head -n1)" != "$go_needed" ]; then
-  echo "${0##*/}: test/e2e/go.mod needs Go $go_needed or newer; found '${go_have:-no go}' (expected at /usr/local/go)" >&2
+  go_found="no go on PATH"
+  [ -z "$go_have" ] || go_found="Go $go_have at $(command -v go)"
+  echo "${0##*/}: Go $go_needed or newer is needed (test/e2e/go.mod: it builds helm and the Kubernetes" \
+       "components the tests run); found $go_found. Install it at /usr/local/go, which is put first on PATH." >&2
   exit 1
 fi
 # Modules come from the Go module proxy only; VCS stamping needs a git work tree the builds
 # do not have in every checkout.
 export GOFLAGS="${GOFLAGS:+$GOFLAGS }-buildvcs=false"
-unset go_needed go_have
+unset go_needed go_have go_found

@@ -3,8 +3,9 @@
 # With --hardening, also clang and its sanitizer/libFuzzer runtime for scripts/hardening.sh.
 # With --image, only what scripts/build-image.sh and scripts/smoke-image.sh need on the host
 # (buildah, debootstrap for the base image, curl and python3): the binary builds inside it.
-# Go, Sprig and sigs.k8s.io/yaml build test/tools/chart-render, which renders the Helm chart
-# for its tests with Helm's own template engine pieces (no helm binary, no module downloads).
+# Go is not among the packages: helm and the Kubernetes components the tests run are built from
+# their modules (scripts/build-kubernetes.sh) with a Go newer than Debian's golang-go, which
+# the machines carry at /usr/local/go; this script checks for it and downloads none.
 # Boost must be 1.81 or newer: Debian 12 ships it as libboost1.81-dev (its default
 # libboost-dev is 1.74); Ubuntu 24.04's default libboost-dev (1.83) is new enough.
 set -euo pipefail
@@ -32,7 +33,7 @@ fi
 # that scrapes the extender in test/observability's Prometheus test. Installing it may start a
 # prometheus service on :9090; the tests use ports of their own.
 packages=(g++ cmake ninja-build rapidjson-dev libssl-dev libyaml-cpp-dev curl python3
-          golang-go golang-github-masterminds-sprig-dev golang-k8s-sigs-yaml-dev prometheus)
+          prometheus)
 [ "${1:-}" = "--hardening" ] && packages+=(clang)
 
 missing=()
@@ -60,3 +61,6 @@ if [ "${1:-}" = "--hardening" ]; then
   rt="libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
   installed "$rt" || { $sudo apt-get update -qq; apt_install "$rt"; }
 fi
+
+# Fails, saying what is needed, when no Go new enough for test/e2e/go.mod is there.
+source "$(dirname "$0")/go-env.sh"

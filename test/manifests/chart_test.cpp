@@ -9,7 +9,6 @@
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -20,6 +19,7 @@
 #include "test/manifests/network_policy.hpp"
 #include "test/manifests/rbac.hpp"
 #include "test/manifests/scenario.hpp"
+#include "test/testing/files.hpp"
 #include "test/testing/http_client.hpp"
 #include "test/testing/server_process.hpp"
 
@@ -167,26 +167,13 @@ std::vector<std::string> joined(std::vector<std::string> first,
   return first;
 }
 
-// What `helm install` would print. chart-render, like `helm template`, parses NOTES.txt but
-// prints nothing of it: a copy of the chart with one more template that includes it shows it.
-std::string renderNotes(const std::string& tag, const std::vector<std::string>& files,
+// What `helm install` prints after installing: NOTES.txt, which `helm template` leaves out.
+std::string renderNotes(const std::vector<std::string>& files,
                         const std::vector<std::string>& sets) {
-  namespace fs = std::filesystem;
-  const fs::path copy =
-      fs::temp_directory_path() / ("sx-chart-notes-" + std::to_string(::getpid()) + "-" + tag);
-  fs::remove_all(copy);
-  fs::copy(chartDir(), copy, fs::copy_options::recursive);
-  std::ofstream(copy / "templates" / "zz-notes.yaml")
-      << "notes: |\n{{ include \"scheduler-extender/templates/NOTES.txt\" . | indent 2 }}\n";
-  RenderOptions options{"sx", "scheduling", files, sets, copy.string()};
-  const auto result = renderChart(options);
-  fs::remove_all(copy);
+  const auto result = dryRunInstall({"sx", "scheduling", files, sets});
   BOOST_TEST_REQUIRE(result.exitCode == 0, result.error);
-  std::string notes;
-  for (const auto& document : YAML::LoadAll(result.manifests)) {
-    if (document.IsMap() && document["notes"].IsDefined()) notes = document["notes"].Scalar();
-  }
-  return notes;
+  BOOST_TEST_REQUIRE(!result.notes.empty());
+  return result.notes;
 }
 
 const std::string kAppVersion = text(YAML::LoadFile(chartFile("Chart.yaml"))["appVersion"]);
@@ -413,7 +400,7 @@ BOOST_DATA_TEST_CASE(the_network_policy_is_there_exactly_when_enabled, data::mak
   }
   // Who turns it off in service mode is told what that opens.
   const bool warned =
-      renderNotes("policy", {}, c.sets).find("networkPolicy.enabled is false") != std::string::npos;
+      renderNotes({}, c.sets).find("networkPolicy.enabled is false") != std::string::npos;
   BOOST_TEST(warned == (s.serviceMode() && !c.rendered));
 }
 
@@ -595,9 +582,8 @@ BOOST_AUTO_TEST_CASE(an_old_assumed_pod_ttl_value_renders_is_ignored_and_warned_
   const Scenario s = renderWith({"extender.assumedPodTTL=1m"});
   BOOST_TEST(flagCount(s.extenderContainer["args"], "--assumed-pod-ttl") == 0);
   const std::string warning = "extender.assumedPodTTL is deprecated and ignored";
-  BOOST_TEST(renderNotes("ttl", {}, {"extender.assumedPodTTL=1m"}).find(warning) !=
-             std::string::npos);
-  BOOST_TEST(renderNotes("no-ttl", {}, {}).find(warning) == std::string::npos);
+  BOOST_TEST(renderNotes({}, {"extender.assumedPodTTL=1m"}).find(warning) != std::string::npos);
+  BOOST_TEST(renderNotes({}, {}).find(warning) == std::string::npos);
 }
 
 // /bind binds only pods of this chart's scheduler; kube-scheduler's client certificate, when
@@ -1034,6 +1020,7 @@ struct RefusedCase {
   std::string name;
   std::vector<std::string> sets;
   std::string wantMessage;
+  bool skipSchemaValidation = false;
 };
 std::ostream& operator<<(std::ostream& os, const RefusedCase& c) { return os << c.name; }
 
@@ -1049,7 +1036,12 @@ const std::vector<RefusedCase> kRefused = {
      {"tls.enabled=true", "tls.serverSecretName=s", "tls.clientAuth.enabled=true"},
      "tls.clientAuth.clientSecretName is empty"},
     {"sidecar on kube-scheduler's port", {"extender.port=10259"}, "extender.port 10259"},
-    {"unknown mode", {"mode=daemonset"}, "mode must be \"sidecar\" or \"service\""},
+    // values.schema.json refuses it first (values_schema's table). The templates' own check is
+    // for who skips the schema: each of them reads any mode but "service" as sidecar.
+    {"unknown mode, past the schema",
+     {"mode=daemonset"},
+     "mode must be \"sidecar\" or \"service\", not \"daemonset\"",
+     true},
     {"exclusive inter-pod affinity without bindVerb",
      {"registration.exclusiveInterPodAffinity=true"},
      "registration.exclusiveInterPodAffinity needs registration.bindVerb=bind"},
@@ -1083,10 +1075,108 @@ const std::vector<RefusedCase> kRefused = {
      "extender.metricsPort 10259"},
 };
 
+// helm's refusal of a template's `fail`: the message after the template that failed and where.
+// Every check is in _helpers.tpl's "scheduler-extender.validate", which validate.yaml includes,
+// so helm names validate.yaml. "" when the error is not such a refusal. (helm may log before
+// it, e.g. that it ignored a value while merging.)
+std::string refusalMessage(const RenderResult& result) {
+  static const std::regex shape(
+      "Error: execution error at \\(scheduler-extender/templates/validate\\.yaml:[0-9]+:[0-9]+\\): "
+      "(.+)");
+  std::istringstream lines(result.error);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("Error: ")) continue;
+    std::smatch match;
+    return std::regex_match(line, match, shape) ? match[1].str() : "";
+  }
+  return "";
+}
+
+RenderResult renderRefused(const RefusedCase& c) {
+  RenderOptions options{"sx", "scheduling", {}, c.sets};
+  options.skipSchemaValidation = c.skipSchemaValidation;
+  return renderChart(options);
+}
+
 BOOST_DATA_TEST_CASE(contradicting_values_fail_to_render_with_a_message, data::make(kRefused), c) {
-  const auto result = renderChart({"sx", "scheduling", {}, c.sets});
+  const auto result = renderRefused(c);
   BOOST_TEST(result.exitCode != 0);
-  BOOST_TEST(result.error.find(c.wantMessage) != std::string::npos, result.error);
+  const std::string message = refusalMessage(result);
+  BOOST_TEST_REQUIRE(!message.empty(), result.error);
+  BOOST_TEST(message.find(c.wantMessage) != std::string::npos, result.error);
+}
+
+// A `fail` of the templates: its literal, and the messages it prints (printf's verbs as what
+// they print).
+struct TemplateFail {
+  std::string literal;
+  std::regex prints;
+};
+
+std::vector<TemplateFail> templateFails() {
+  static const std::regex call(R"re(fail \(?(?:printf )?"((?:[^"\\]|\\.)*)")re");
+  static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
+  std::vector<TemplateFail> fails;
+  for (const auto& entry : std::filesystem::directory_iterator(chartFile("templates"))) {
+    const std::string source = testing::readFile(entry.path());
+    for (std::sregex_iterator it(source.begin(), source.end(), call), end; it != end; ++it) {
+      const std::string literal = std::regex_replace((*it)[1].str(), std::regex(R"(\\")"), "\"");
+      std::string pattern = std::regex_replace(literal, special, R"(\$&)");
+      pattern = std::regex_replace(pattern, std::regex("%d"), "-?[0-9]+");
+      pattern = std::regex_replace(pattern, std::regex("%q"), R"("[^"]*")");
+      fails.push_back({literal, std::regex(pattern)});
+    }
+  }
+  return fails;
+}
+
+// So that a check added to the templates comes with its case in kRefused: each case's message
+// is one a `fail` prints, and each `fail` prints the message of a case.
+BOOST_AUTO_TEST_CASE(every_fail_in_the_templates_has_a_refused_case) {
+  const auto fails = templateFails();
+  std::vector<bool> covered(fails.size(), false);
+  for (const auto& c : kRefused) {
+    const std::string message = refusalMessage(renderRefused(c));
+    bool printed = false;
+    for (std::size_t i = 0; i < fails.size(); ++i) {
+      if (std::regex_match(message, fails[i].prints)) covered[i] = printed = true;
+    }
+    BOOST_TEST(printed, c.name << ": no fail in the templates prints \"" << message << "\"");
+  }
+  for (std::size_t i = 0; i < fails.size(); ++i) {
+    BOOST_TEST(covered[i], "no case in kRefused for fail \"" << fails[i].literal << "\"");
+  }
+}
+
+struct KubeVersionCase {
+  std::string name;
+  std::string kubeVersion;
+  bool admitted;
+};
+std::ostream& operator<<(std::ostream& os, const KubeVersionCase& c) { return os << c.name; }
+
+const std::vector<KubeVersionCase> kKubeVersions = {
+    {"the oldest Chart.yaml admits", "v1.26.0", true},
+    {"a minor release older", "v1.25.16", false},
+    // kube-scheduler may not be newer than the API server: the cluster is at least its release.
+    {"the release of values.yaml's kube-scheduler", value(chartValues(), "kubeScheduler.image.tag"),
+     true},
+};
+
+// helm checks Chart.yaml's kubeVersion against the cluster's (--kube-version, for a render).
+// The other suites render with helm's default, its client's release: no template reads
+// .Capabilities.
+BOOST_DATA_TEST_CASE(helm_checks_the_cluster_against_the_charts_kube_version,
+                     data::make(kKubeVersions), c) {
+  RenderOptions options{"sx", "scheduling"};
+  options.kubeVersion = c.kubeVersion;
+  const auto result = renderChart(options);
+  BOOST_TEST((result.exitCode == 0) == c.admitted, result.error);
+  if (c.admitted) return;
+  const std::string constraint = text(YAML::LoadFile(chartFile("Chart.yaml"))["kubeVersion"]);
+  BOOST_TEST(result.error.starts_with("Error: chart requires kubeVersion: " + constraint +
+                                      " which is incompatible with Kubernetes " + c.kubeVersion),
+             result.error);
 }
 
 BOOST_AUTO_TEST_CASE(one_replica_may_run_without_leader_election) {
@@ -1098,7 +1188,7 @@ BOOST_AUTO_TEST_CASE(one_replica_may_run_without_leader_election) {
 
 BOOST_DATA_TEST_CASE(the_notes_say_how_to_target_the_scheduler_and_reach_explain,
                      data::make(kScenarios), name) {
-  const std::string notes = renderNotes(name, {chartFile("ci/" + name)}, {});
+  const std::string notes = renderNotes({chartFile("ci/" + name)}, {});
   const Scenario& s = scenario(name);
   const std::string schedulerName = text(s.schedulerConfig["profiles"][0]["schedulerName"]);
   BOOST_TEST(notes.find("schedulerName: " + schedulerName + "\n") != std::string::npos, notes);

@@ -8,7 +8,7 @@
 
 namespace manifests {
 
-// The objects of one render, parsed from chart-render's multi-document YAML. Read them through
+// The objects of one render, parsed from helm's multi-document YAML. Read them through
 // const references: yaml-cpp's non-const operator[] inserts what it does not find.
 class ManifestSet {
  public:

@@ -15,7 +15,7 @@ ManifestSet render(const std::string& name, const std::vector<std::string>& file
                    const std::vector<std::string>& sets) {
   const auto result = renderChart({Scenario::kRelease, Scenario::kNamespace, files, sets});
   if (result.exitCode != 0) {
-    throw std::runtime_error("chart-render failed for " + name + ": " + result.error);
+    throw std::runtime_error("helm template failed for " + name + ": " + result.error);
   }
   return ManifestSet(result.manifests);
 }

@@ -1,20 +1,20 @@
-// values.schema.json, which Helm checks values against on install and upgrade. chart-render
-// does not read it, so the suite does: the schema is JSON, closes every object, describes
-// exactly the keys of values.yaml, accepts values.yaml and every ci scenario, and rejects
-// values that are misspelt, mistyped or out of range.
+// values.schema.json, which helm checks values against before it renders: helm accepts
+// values.yaml, every ci scenario and values a user may add, and refuses values that are
+// misspelt, mistyped or out of range, naming the field. What helm does not check is checked
+// here on the schema itself: it closes every object and describes exactly the keys of
+// values.yaml, and README.md documents every value.
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
-#include <rapidjson/schema.h>
-#include <rapidjson/stringbuffer.h>
 #include <yaml-cpp/yaml.h>
 
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
-#include <stdexcept>
+#include <fstream>
+#include <sstream>
 
-#include "scheduling/sources/yaml_to_json.hpp"
 #include "test/manifests/chart_render.hpp"
 #include "test/testing/files.hpp"
+#include "test/testing/temp_dir.hpp"
 
 namespace manifests {
 namespace {
@@ -41,18 +41,29 @@ const rapidjson::Value& resolved(const rapidjson::Value& node) {
   return resolved(schema()["definitions"][ref.substr(prefix.size()).c_str()]);
 }
 
-// An error message when the YAML text does not satisfy the schema, "" when it does.
-std::string violation(const std::string& yamlText) {
-  static const rapidjson::SchemaDocument compiled(schema());
-  rapidjson::Document values;
-  values.Parse(scheduling::sources::yamlToJson(yamlText).c_str());
-  if (values.IsNull()) values.SetObject();  // an empty values file
-  rapidjson::SchemaValidator validator(compiled);
-  if (values.Accept(validator)) return "";
-  rapidjson::StringBuffer where;
-  validator.GetInvalidDocumentPointer().StringifyUriFragment(where);
-  return std::string("value ") + where.GetString() + " breaks the schema's '" +
-         validator.GetInvalidSchemaKeyword() + "'";
+// `helm template` with the YAML text as a values file over values.yaml.
+RenderResult renderValues(const std::string& yamlText) {
+  const ::testing::TempDir dir("sx-values");
+  const auto file = dir.path() / "values.yaml";
+  std::ofstream(file) << yamlText << "\n";
+  return renderChart({"sx", "scheduling", {file.string()}, {}});
+}
+
+// helm's refusal of values that break the schema, one line per violation under a line that
+// names the chart: "- at '<JSON pointer to the value>': <reason>". Empty when the error is not
+// such a refusal. (helm may log before it, e.g. that it ignored a value while merging.)
+std::vector<std::string> schemaViolations(const std::string& error) {
+  const std::string header =
+      "Error: values don't meet the specifications of the schema(s) in the following "
+      "chart(s):\nscheduler-extender:\n";
+  std::vector<std::string> violations;
+  const auto at = error.find(header);
+  if (at == std::string::npos || (at > 0 && error[at - 1] != '\n')) return violations;
+  std::istringstream lines(error.substr(at + header.size()));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("- at '")) violations.push_back(line);
+  }
+  return violations;
 }
 
 // Every object schema is closed: one with properties allows no others; a map (labels,
@@ -131,56 +142,76 @@ void leafPaths(const YAML::Node& values, const std::string& prefix, std::vector<
 struct InvalidCase {
   std::string name;
   std::string values;
-  std::string wantKeyword;
+  std::string wantPath;    // where helm says the value is, a JSON pointer
+  std::string wantReason;  // part of what it says is wrong there
 };
 std::ostream& operator<<(std::ostream& os, const InvalidCase& c) { return os << c.name; }
 
+// An unknown key is reported at the object that has it, which names the key.
 const std::vector<InvalidCase> kInvalid = {
-    {"misspelt top-level key", "replica: 3", "additionalProperties"},
-    {"misspelt nested key", "tls: {clientauth: {enabled: true}}", "additionalProperties"},
-    {"quoted number", "replicas: \"3\"", "type"},
-    {"no replicas", "replicas: 0", "minimum"},
-    {"unknown mode", "mode: daemonset", "enum"},
-    {"port out of range", "extender: {port: 70000}", "maximum"},
-    {"body limit under the binary's minimum", "extender: {maxBodyBytes: 512}", "anyOf"},
-    {"connections over the binary's maximum", "extender: {maxConnections: 2000000}", "maximum"},
-    {"duration without a unit", "registration: {httpTimeout: \"30\"}", "pattern"},
-    {"unknown plugin", "framework: {plugins: {score: [{name: NodeAffinity}]}}", "enum"},
-    {"PodState has no Filter", "framework: {plugins: {filter: [{name: PodState}]}}", "enum"},
+    {"misspelt top-level key", "replica: 3", "", "additional properties 'replica' not allowed"},
+    {"misspelt nested key", "tls: {clientauth: {enabled: true}}", "/tls",
+     "additional properties 'clientauth' not allowed"},
+    {"quoted number", "replicas: \"3\"", "/replicas", "got string, want integer"},
+    {"no replicas", "replicas: 0", "/replicas", "minimum: got 0, want 1"},
+    {"unknown mode", "mode: daemonset", "/mode", "value must be one of 'sidecar', 'service'"},
+    {"port out of range", "extender: {port: 70000}", "/extender/port", "maximum"},
+    {"body limit under the binary's minimum", "extender: {maxBodyBytes: 512}",
+     "/extender/maxBodyBytes", "'anyOf' failed"},
+    {"connections over the binary's maximum", "extender: {maxConnections: 2000000}",
+     "/extender/maxConnections", "maximum"},
+    {"duration without a unit", "registration: {httpTimeout: \"30\"}", "/registration/httpTimeout",
+     "'30' does not match pattern"},
+    {"unknown plugin", "framework: {plugins: {score: [{name: NodeAffinity}]}}",
+     "/framework/plugins/score/0/name", "value must be one of 'InterPodAffinity', 'PodState'"},
+    {"PodState has no Filter", "framework: {plugins: {filter: [{name: PodState}]}}",
+     "/framework/plugins/filter/0/name", "value must be 'InterPodAffinity'"},
     {"misspelt plugin arg",
      "framework: {pluginConfig: [{name: InterPodAffinity, args: {hardPodAffinityWeigth: 2}}]}",
-     "additionalProperties"},
-    {"a verb the extender does not serve", "registration: {bindVerb: binding}", "enum"},
+     "/framework/pluginConfig/0/args", "additional properties 'hardPodAffinityWeigth' not allowed"},
+    {"a verb the extender does not serve", "registration: {bindVerb: binding}",
+     "/registration/bindVerb", "value must be one of '', 'bind'"},
     {"exclusive that is not a boolean", "registration: {exclusiveInterPodAffinity: \"yes\"}",
-     "type"},
-    {"in-flight wait without a unit", "extender: {inFlightWait: \"1\"}", "pattern"},
-    {"in-flight wait in a compound duration", "extender: {inFlightWait: 1m30s}", "pattern"},
-    {"deprecated assumed-pod TTL that is not a string", "extender: {assumedPodTTL: 30}", "type"},
-    {"metrics port out of range", "extender: {metricsPort: 0}", "minimum"},
-    {"two client names", "tls: {clientAuth: {clientName: \"a,b\"}}", "pattern"},
-    {"network policy that is not a boolean", "networkPolicy: {enabled: \"no\"}", "type"},
+     "/registration/exclusiveInterPodAffinity", "got string, want boolean"},
+    {"in-flight wait without a unit", "extender: {inFlightWait: \"1\"}", "/extender/inFlightWait",
+     "'1' does not match pattern"},
+    {"in-flight wait in a compound duration", "extender: {inFlightWait: 1m30s}",
+     "/extender/inFlightWait", "'1m30s' does not match pattern"},
+    {"deprecated assumed-pod TTL that is not a string", "extender: {assumedPodTTL: 30}",
+     "/extender/assumedPodTTL", "got number, want string"},
+    {"metrics port out of range", "extender: {metricsPort: 0}", "/extender/metricsPort",
+     "minimum: got 0, want 1"},
+    {"two client names", "tls: {clientAuth: {clientName: \"a,b\"}}", "/tls/clientAuth/clientName",
+     "'a,b' does not match pattern"},
+    {"network policy that is not a boolean", "networkPolicy: {enabled: \"no\"}",
+     "/networkPolicy/enabled", "got string, want boolean"},
     {"metrics peers that are not a list", "networkPolicy: {metricsFrom: {podSelector: {}}}",
-     "type"},
+     "/networkPolicy/metricsFrom", "got object, want array"},
     {"misspelt metrics peer", "networkPolicy: {metricsFrom: [{namespaceSelektor: {}}]}",
-     "additionalProperties"},
-    {"empty metrics peer", "networkPolicy: {metricsFrom: [{}]}", "minProperties"},
+     "/networkPolicy/metricsFrom/0", "additional properties 'namespaceSelektor' not allowed"},
+    {"empty metrics peer", "networkPolicy: {metricsFrom: [{}]}", "/networkPolicy/metricsFrom/0",
+     "minProperties: got 0, want 1"},
     {"ipBlock without a CIDR", "networkPolicy: {metricsFrom: [{ipBlock: {except: []}}]}",
-     "required"},
+     "/networkPolicy/metricsFrom/0/ipBlock", "missing property 'cidr'"},
     {"unknown selector operator",
      "networkPolicy: {metricsFrom: [{podSelector: {matchExpressions: [{key: a, operator: Has}]}}]}",
-     "enum"},
+     "/networkPolicy/metricsFrom/0/podSelector/matchExpressions/0/operator",
+     "value must be one of 'In', 'NotIn', 'Exists', 'DoesNotExist'"},
     {"resources beyond requests and limits", "extender: {resources: {claims: []}}",
-     "additionalProperties"},
-    {"non-string label", "serviceMonitor: {labels: {release: 1}}", "type"},
-    {"global that is not a map", "global: 3", "type"},
+     "/extender/resources", "additional properties 'claims' not allowed"},
+    {"non-string label", "serviceMonitor: {labels: {release: 1}}", "/serviceMonitor/labels/release",
+     "got number, want string"},
+    {"global that is not a map", "global: 3", "/global", "got number, want object"},
     {"error share over 100 percent", "prometheusRule: {alerts: {errors: {percent: 500}}}",
-     "maximum"},
+     "/prometheusRule/alerts/errors/percent", "maximum: got 500, want 100"},
     {"misspelt alert", "prometheusRule: {alerts: {watchIdel: {seconds: 60}}}",
-     "additionalProperties"},
-    {"alert for: without a unit", "prometheusRule: {alerts: {down: {for: \"5\"}}}", "pattern"},
+     "/prometheusRule/alerts", "additional properties 'watchIdel' not allowed"},
+    {"alert for: without a unit", "prometheusRule: {alerts: {down: {for: \"5\"}}}",
+     "/prometheusRule/alerts/down/for", "'5' does not match pattern"},
     {"watch silence of no seconds", "prometheusRule: {alerts: {watchIdle: {seconds: 0}}}",
-     "minimum"},
-    {"dashboard label that is empty", "grafanaDashboard: {label: \"\"}", "minLength"},
+     "/prometheusRule/alerts/watchIdle/seconds", "minimum: got 0, want 1"},
+    {"dashboard label that is empty", "grafanaDashboard: {label: \"\"}", "/grafanaDashboard/label",
+     "minLength: got 0, want 1"},
 };
 
 struct ValidCase {
@@ -189,7 +220,8 @@ struct ValidCase {
 };
 std::ostream& operator<<(std::ostream& os, const ValidCase& c) { return os << c.name; }
 
-// Values a user may write that values.yaml does not spell out.
+// Values a user may write that values.yaml does not spell out, each with what the templates
+// need beside it.
 const std::vector<ValidCase> kValid = {
     {"a deprecated assumed-pod TTL, from a values file of an earlier chart",
      "extender: {assumedPodTTL: 30s}"},
@@ -198,7 +230,9 @@ const std::vector<ValidCase> kValid = {
      "{kubernetes.io/metadata.name: monitoring}}, podSelector: {matchExpressions: "
      "[{key: app.kubernetes.io/name, operator: In, values: [prometheus]}]}}]}"},
     {"an IP block", "networkPolicy: {metricsFrom: [{ipBlock: {cidr: 10.0.0.0/8, except: []}}]}"},
-    {"a named client", "tls: {clientAuth: {clientName: kube-scheduler.scheduling.svc}}"},
+    {"a named client",
+     "tls: {enabled: true, serverSecretName: s, clientAuth: {enabled: true, clientSecretName: c, "
+     "clientName: kube-scheduler.scheduling.svc}}"},
 };
 
 }  // namespace
@@ -226,16 +260,23 @@ std::vector<std::string> valuesFiles() {
 }
 
 BOOST_DATA_TEST_CASE(accepts_the_chart_values, data::make(valuesFiles()), name) {
-  BOOST_TEST(violation(readFile(chartFile(name))) == "");
+  const auto result = renderChart({"sx", "scheduling", {chartFile(name)}, {}});
+  BOOST_TEST(result.exitCode == 0, result.error);
 }
 
 BOOST_DATA_TEST_CASE(accepts_values_beyond_the_defaults, data::make(kValid), c) {
-  BOOST_TEST(violation(c.values) == "");
+  const auto result = renderValues(c.values);
+  BOOST_TEST(result.exitCode == 0, result.error);
 }
 
+// Each case breaks one rule, so helm reports one value: the one the case means.
 BOOST_DATA_TEST_CASE(rejects_values_that_break_it, data::make(kInvalid), c) {
-  const std::string message = violation(c.values);
-  BOOST_TEST(message.find("'" + c.wantKeyword + "'") != std::string::npos, message);
+  const auto result = renderValues(c.values);
+  BOOST_TEST(result.exitCode != 0);
+  const auto violations = schemaViolations(result.error);
+  BOOST_TEST_REQUIRE(violations.size() == 1u, result.error);
+  BOOST_TEST(violations.front().starts_with("- at '" + c.wantPath + "': "), result.error);
+  BOOST_TEST(violations.front().find(c.wantReason) != std::string::npos, result.error);
 }
 
 BOOST_AUTO_TEST_CASE(every_value_is_documented_in_the_chart_readme) {

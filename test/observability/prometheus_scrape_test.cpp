@@ -231,7 +231,7 @@ struct AlertRule {
 std::vector<AlertRule> writeRules(const fs::path& path, std::vector<std::string> sets) {
   sets.insert(sets.begin(), "prometheusRule.enabled=true");
   const auto rendered = manifests::renderChart({"sx", "scheduling", {}, sets});
-  BOOST_REQUIRE_MESSAGE(rendered.exitCode == 0, "chart-render failed: " << rendered.error);
+  BOOST_REQUIRE_MESSAGE(rendered.exitCode == 0, "helm template failed: " << rendered.error);
   const manifests::ManifestSet objects(rendered.manifests);
   const auto rules = objects.ofKind("PrometheusRule");
   BOOST_REQUIRE_MESSAGE(rules.size() == 1, "the chart rendered "

@@ -12,17 +12,21 @@
 namespace testing {
 namespace {
 
-std::vector<char*> argvOf(std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  return argv;
+// A null-terminated array of the strings, as execve takes argv and envp.
+std::vector<char*> pointersTo(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (auto& string : strings) pointers.push_back(string.data());
+  pointers.push_back(nullptr);
+  return pointers;
 }
 
 // Forks `program` with stdout and stderr on pipes; a program that cannot be run exits 127.
-pid_t spawn(const std::string& program, std::vector<std::string> args, int* stdoutFd,
-            int* stderrFd) {
+// The arrays are built before fork(): the child of a threaded process may not allocate.
+pid_t spawn(const std::string& program, std::vector<std::string> args, int* stdoutFd, int* stderrFd,
+            std::optional<std::vector<std::string>> environment = std::nullopt) {
   args.insert(args.begin(), program);
+  const auto argv = pointersTo(args);
+  const auto envp = environment ? pointersTo(*environment) : std::vector<char*>{};
   int outPipe[2], errPipe[2];
   if (pipe(outPipe) != 0 || pipe(errPipe) != 0) throw std::runtime_error("pipe failed");
   const pid_t pid = fork();
@@ -32,8 +36,7 @@ pid_t spawn(const std::string& program, std::vector<std::string> args, int* stdo
     dup2(errPipe[1], STDERR_FILENO);
     close(outPipe[0]);
     close(errPipe[0]);
-    auto argv = argvOf(args);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), environment ? envp.data() : environ);
     _exit(127);
   }
   close(outPipe[1]);
@@ -60,9 +63,10 @@ int exitCodeOf(int status) {
 
 }  // namespace
 
-ProcessResult runProgram(const std::string& program, const std::vector<std::string>& args) {
+ProcessResult runProgram(const std::string& program, const std::vector<std::string>& args,
+                         const std::optional<std::vector<std::string>>& environment) {
   int outFd = -1, errFd = -1;
-  const pid_t pid = spawn(program, args, &outFd, &errFd);
+  const pid_t pid = spawn(program, args, &outFd, &errFd, environment);
   ProcessResult result;
   pollfd fds[2] = {{outFd, POLLIN, 0}, {errFd, POLLIN, 0}};
   int open = 2;

@@ -3,6 +3,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,8 +16,11 @@ struct ProcessResult {
 };
 
 // Runs `program` to completion with these arguments, reading its stdout and stderr together
-// so that neither pipe fills up. The exit code is -signal when a signal ended it.
-ProcessResult runProgram(const std::string& program, const std::vector<std::string>& args);
+// so that neither pipe fills up. The exit code is -signal when a signal ended it. With
+// `environment` ("NAME=value" each), that is the program's whole environment; without, it
+// inherits this process's.
+ProcessResult runProgram(const std::string& program, const std::vector<std::string>& args,
+                         const std::optional<std::vector<std::string>>& environment = std::nullopt);
 // The same for the built scheduler-extender binary.
 ProcessResult runBinary(const std::vector<std::string>& args);
 
