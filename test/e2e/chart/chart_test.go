@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"testing"
@@ -58,18 +57,9 @@ func TestLint(t *testing.T) {
 // TestKubeSchedulerIsTheReleaseTested: the chart's default kube-scheduler image is the release
 // this suite built and ran, and the binary says so.
 func TestKubeSchedulerIsTheReleaseTested(t *testing.T) {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		t.Fatal("no build information in the test binary")
-	}
-	pinned := ""
-	for _, dep := range info.Deps {
-		if dep.Path == "k8s.io/kubernetes" {
-			pinned = dep.Version
-		}
-	}
-	if pinned == "" {
-		t.Fatal("k8s.io/kubernetes is not among the test binary's modules")
+	pinned, err := framework.PinnedVersion("k8s.io/kubernetes")
+	if err != nil {
+		t.Fatal(err)
 	}
 	data, err := os.ReadFile(filepath.Join(env.Helm().Chart, "values.yaml"))
 	if err != nil {

@@ -227,10 +227,10 @@ func TestEtcdCompactedPastTheWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expired := `resource="pods"`
-	if framework.Sum(after, "scheduler_extender_watch_restarts_total", expired, `reason="expired"`) <=
-		framework.Sum(before, "scheduler_extender_watch_restarts_total", expired, `reason="expired"`) {
-		t.Errorf("the pods informer never heard 410 Gone: %v", framework.Sum(after, "scheduler_extender_watch_restarts_total", expired))
+	pods := `resource="pods"`
+	if framework.Sum(after, "scheduler_extender_watch_restarts_total", pods, `reason="gone"`) <=
+		framework.Sum(before, "scheduler_extender_watch_restarts_total", pods, `reason="gone"`) {
+		t.Errorf("the pods informer never heard 410 Gone: %v", framework.Sum(after, "scheduler_extender_watch_restarts_total", pods))
 	}
 	// Every node now holds a guard, which this workload's pods refuse to share a node with:
 	// an extender that had missed the guards would place them.

@@ -227,3 +227,22 @@ func readEnv(path string) (map[string]string, error) {
 	}
 	return env, scanner.Err()
 }
+
+// PinnedVersion is the version test/e2e/go.mod requires of a module: the release the suite
+// builds and runs.
+func PinnedVersion(module string) (string, error) {
+	paths, err := DefaultPaths()
+	if err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(filepath.Join(paths.Repo, "test", "e2e", "go.mod"))
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if fields := strings.Fields(line); len(fields) >= 2 && fields[0] == module {
+			return fields[1], nil
+		}
+	}
+	return "", fmt.Errorf("test/e2e/go.mod does not require %s", module)
+}

@@ -54,6 +54,9 @@ func (e *Environment) InstallKept(ctx context.Context, t testing.TB, name, names
 		ExtenderUser:  "system:serviceaccount:" + namespace + ":" + fullname,
 	}
 	values = maps.Clone(values)
+	if values == nil {
+		values = map[string]any{}
+	}
 	if mutualTLS {
 		r.ExtenderUser += "-extender"
 		ca, err := NewAuthority(name + "-ca")
