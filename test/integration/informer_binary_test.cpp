@@ -41,10 +41,6 @@ testing::ApiObject pod(const std::string& name, const std::string& nodeName) {
   return object;
 }
 
-}  // namespace informer_binary_test
-
-using namespace informer_binary_test;
-
 BOOST_AUTO_TEST_SUITE(informer_binary)
 
 BOOST_AUTO_TEST_CASE(follows_the_api_server_named_by_the_kubeconfig) {
@@ -120,3 +116,5 @@ BOOST_AUTO_TEST_CASE(follows_the_api_server_named_by_the_kubeconfig) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace informer_binary_test
