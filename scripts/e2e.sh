@@ -14,5 +14,9 @@ source scripts/go-env.sh
 export SX_REPO=$PWD
 export SX_BINARY=${SX_BINARY:-$PWD/build/scheduler-extender}
 export KUBERNETES_BIN=${KUBERNETES_BIN:-$PWD/build/kubernetes/bin}
+# The flags scripts/build-kubernetes.sh builds with, so that the suite's packages reuse what
+# Go's build cache holds of client-go, apimachinery and etcd's client instead of compiling
+# them again.
+export CGO_ENABLED=0
 cd test/e2e
-exec go test -p 1 -count=1 -timeout 45m ./... "$@"
+exec go test -trimpath -p 1 -count=1 -timeout 45m ./... "$@"

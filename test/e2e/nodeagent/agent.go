@@ -98,9 +98,15 @@ func takeLock() (*os.File, error) {
 // The `kubernetes` Service's ClusterIP, the first address of local-cluster.sh's service range.
 var kubernetesServiceIP = netip.MustParseAddr("10.96.0.1")
 
-// LogPath is where a container's output goes: <WorkDir>/pods/<namespace>_<name>_<uid[:8]>/<container>.log.
+// podDir holds a pod's volumes, hosts file, overlays and logs:
+// <WorkDir>/pods/<namespace>_<name>_<uid[:8]>.
+func (a *Agent) podDir(pod *corev1.Pod) string {
+	return path.Join(a.cfg.WorkDir, "pods", fmt.Sprintf("%s_%s_%s", pod.Namespace, pod.Name, string(pod.UID)[:8]))
+}
+
+// LogPath is where a container's output goes, across its restarts.
 func (a *Agent) LogPath(pod *corev1.Pod, container string) string {
-	return path.Join(a.cfg.WorkDir, "pods", fmt.Sprintf("%s_%s_%s", pod.Namespace, pod.Name, string(pod.UID)[:8]), container+".log")
+	return path.Join(a.podDir(pod), container+".log")
 }
 
 // New sets up the pod network and starts serving pods.
@@ -131,6 +137,15 @@ func New(cfg Config) (*Agent, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopInformers = cancel
+	abandon := func(err error) (*Agent, error) {
+		cancel()
+		if a.proxy != nil {
+			a.proxy.stop()
+		}
+		a.network.tearDown()
+		a.lock.Close()
+		return nil, err
+	}
 	factory := informers.NewSharedInformerFactory(cfg.Client, 0)
 	podInformer := factory.Core().V1().Pods()
 	a.pods = podInformer.Lister()
@@ -147,13 +162,11 @@ func New(cfg Config) (*Agent, error) {
 	factory.Start(ctx.Done())
 	for informer, synced := range factory.WaitForCacheSync(ctx.Done()) {
 		if !synced {
-			cancel()
-			return nil, fmt.Errorf("node agent: informer %v did not sync", informer)
+			return abandon(fmt.Errorf("node agent: informer %v did not sync", informer))
 		}
 	}
 	if err := a.proxy.start(ctx); err != nil {
-		cancel()
-		return nil, err
+		return abandon(err)
 	}
 	for range 4 {
 		a.workers.Add(1)

@@ -39,8 +39,7 @@ type podRunner struct {
 func (a *Agent) startPod(ctx context.Context, pod *corev1.Pod) (*podRunner, error) {
 	short := string(pod.UID)[:8]
 	r := &podRunner{
-		agent: a, pod: pod.DeepCopy(), startTime: metav1.Now(),
-		dir:   filepath.Join(a.cfg.WorkDir, "pods", fmt.Sprintf("%s_%s_%s", pod.Namespace, pod.Name, short)),
+		agent: a, pod: pod.DeepCopy(), startTime: metav1.Now(), dir: a.podDir(pod),
 		netns: nsPrefix + short, veth: "sxh" + short,
 		dirty: make(chan struct{}, 1),
 	}
@@ -127,7 +126,7 @@ func (r *podRunner) prepare(ctx context.Context) error {
 		argv = append(argv, command...)
 		r.containers = append(r.containers, &container{
 			spec: spec, argv: argv, env: env, podIP: r.ip.String(),
-			logPath: filepath.Join(r.dir, spec.Name+".log"), changed: r.markDirty,
+			logPath: r.agent.LogPath(pod, spec.Name), changed: r.markDirty,
 		})
 	}
 	return nil

@@ -157,6 +157,7 @@ func scenarios() []scenario {
 		{"preemption for resources", preemptForResources},
 		{"preemption for anti-affinity alone", preemptForAntiAffinity},
 		{"preemption for resources and anti-affinity", preemptForResourcesAndAntiAffinity},
+		{"a burst of 100 pods with every kind of term", burstOfEveryTerm},
 	}
 }
 

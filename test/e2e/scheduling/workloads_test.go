@@ -285,3 +285,33 @@ func (r *run) expectEvent(namespace, deployment, text string) {
 		r.Errorf("no event of %s/%s says %q; events: %s", namespace, deployment, text, strings.Join(seen, " | "))
 	}
 }
+
+// burstOfEveryTerm: 100 pods of five Deployments created at once, with required and
+// preferred affinity and anti-affinity, per node and per zone, within a namespace and across
+// namespaces through a namespaceSelector; every one must be placed.
+func burstOfEveryTerm(r *run) {
+	team := map[string]string{"team": "burst"}
+	ns := r.namespace("burst", team)
+	other := r.namespace("burst-other", team)
+	inTeam := framework.Term(framework.Zone, app("group"))
+	inTeam.NamespaceSelector = &metav1.LabelSelector{MatchLabels: team}
+	workloads := []*framework.Deployment{
+		framework.NewDeployment(ns, "spread", r.release.Scheduler, int32(shape.Nodes)).
+			RequiredAntiAffinity(framework.Term(framework.Hostname, app("spread"))),
+		framework.NewDeployment(ns, "group", r.release.Scheduler, 10).
+			RequiredAffinity(framework.Term(framework.Zone, app("group"))),
+		framework.NewDeployment(ns, "near", r.release.Scheduler, 4).
+			RequiredAffinity(framework.Term(framework.Zone, app("group"))).
+			RequiredAntiAffinity(framework.Term(framework.Hostname, app("near"))),
+		framework.NewDeployment(other, "cross", r.release.Scheduler, 6).RequiredAffinity(inTeam),
+		framework.NewDeployment(ns, "free", r.release.Scheduler, int32(100-shape.Nodes-10-4-6)).
+			PreferredAntiAffinity(50, framework.Term(framework.Hostname, app("free"))).
+			PreferredAffinity(20, framework.Term(framework.Zone, app("group"))),
+	}
+	for _, d := range workloads {
+		r.create(d)
+	}
+	for _, d := range workloads {
+		r.bound(d)
+	}
+}
