@@ -20,7 +20,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"scheduler-extender/test/e2e/checker"
 	"scheduler-extender/test/e2e/framework"
 )
 
@@ -106,13 +105,7 @@ func judge(ctx context.Context, t *testing.T, workloads []*framework.Deployment,
 			t.Error(err)
 		}
 	}
-	report, err := checker.CheckCluster(ctx, env.Client)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range report.Violations {
-		t.Errorf("violation: %s", v)
-	}
+	report := framework.NoViolations(ctx, t, env.Client)
 	t.Logf("%d pods checked, %d violations", report.Checked, len(report.Violations))
 }
 
@@ -242,13 +235,7 @@ func TestEtcdCompactedPastTheWatch(t *testing.T) {
 	if err := framework.WaitUnschedulable(ctx, env.Client, avoid, time.Minute); err != nil {
 		t.Error(err)
 	}
-	report, err := checker.CheckCluster(ctx, env.Client)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range report.Violations {
-		t.Errorf("violation: %s", v)
-	}
+	framework.NoViolations(ctx, t, env.Client)
 }
 
 // TestExtenderRestartMidBurst: the extender dies while kube-scheduler places a burst. With

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -14,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+
+	"scheduler-extender/test/e2e/checker"
 )
 
 // PauseImage is what the workloads' containers name; the node agent runs none of them.
@@ -225,4 +228,18 @@ func WaitUnschedulable(ctx context.Context, client kubernetes.Interface, d *Depl
 		return fmt.Errorf("deployment %s/%s: %s: %w", d.Namespace, d.Name, why, err)
 	}
 	return nil
+}
+
+// NoViolations judges the cluster's final state with the checker and fails the test for each
+// required term broken; it returns the report.
+func NoViolations(ctx context.Context, t testing.TB, client kubernetes.Interface) checker.Report {
+	t.Helper()
+	report, err := checker.CheckCluster(ctx, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range report.Violations {
+		t.Errorf("violation: %s", v)
+	}
+	return report
 }

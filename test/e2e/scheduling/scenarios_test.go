@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"scheduler-extender/test/e2e/checker"
 	"scheduler-extender/test/e2e/framework"
 )
 
@@ -62,13 +61,7 @@ func (r *run) bound(d *framework.Deployment) []corev1.Pod {
 // installation's configuration.
 func (r *run) judge() {
 	r.Helper()
-	report, err := checker.CheckCluster(r.ctx, env.Client)
-	if err != nil {
-		r.Fatal(err)
-	}
-	for _, v := range report.Violations {
-		r.Errorf("violation: %s", v)
-	}
+	framework.NoViolations(r.ctx, r.T, env.Client)
 	binder := r.release.SchedulerUser
 	if r.config.bind {
 		binder = r.release.ExtenderUser
