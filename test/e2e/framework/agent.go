@@ -6,9 +6,10 @@ import (
 	"scheduler-extender/test/e2e/nodeagent"
 )
 
-// Images the node agent runs: the chart's two images, each by the binary built here.
+// Images the node agent runs, by the last segment of their repository: the chart's two, each
+// by the binary built here.
 const (
-	KubeSchedulerImage = "registry.k8s.io/kube-scheduler"
+	KubeSchedulerImage = "kube-scheduler"
 	ExtenderImage      = "scheduler-extender"
 )
 

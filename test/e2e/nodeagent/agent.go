@@ -51,7 +51,9 @@ type Config struct {
 	Client kubernetes.Interface
 	// APIServer is kube-apiserver's host:port, where the `kubernetes` Service leads.
 	APIServer string
-	// Images maps image repositories (the part before ':' or '@') to their stand-ins.
+	// Images maps image names to their stand-ins: the last segment of the repository, so that
+	// "kube-scheduler" stands for registry.k8s.io/kube-scheduler:v1.37.2 and for a mirror's
+	// copy of it alike.
 	Images map[string]Image
 	// WorkDir holds each pod's volumes, hosts file and container logs.
 	WorkDir string
@@ -331,7 +333,7 @@ func (a *Agent) image(ref string) (Image, bool) {
 	if i := strings.LastIndex(repository, ":"); i > strings.LastIndex(repository, "/") {
 		repository = repository[:i]
 	}
-	image, ok := a.cfg.Images[repository]
+	image, ok := a.cfg.Images[path.Base(repository)]
 	return image, ok
 }
 

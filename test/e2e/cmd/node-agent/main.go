@@ -4,7 +4,7 @@
 // running (test/e2e/nodeagent). It runs until interrupted, then stops what it started.
 //
 //	scripts/local-cluster.sh up /tmp/cluster --nodes 8 --zones 2
-//	sudo go run ./cmd/node-agent --cluster /tmp/cluster     (from test/e2e)
+//	sudo scripts/node-agent.sh /tmp/cluster
 package main
 
 import (
