@@ -32,8 +32,11 @@ fi
 # (`promtool check rules`, `promtool test rules`) and the dashboard's queries, and the server
 # that scrapes the extender in test/observability's Prometheus test. Installing it may start a
 # prometheus service on :9090; the tests use ports of their own.
+# The end-to-end suite's local control plane and node agent: openssl makes the cluster's
+# certificates, iproute2 the pods' network namespaces and veths, util-linux's unshare and
+# setpriv their mount namespaces and users.
 packages=(g++ cmake ninja-build rapidjson-dev libssl-dev libyaml-cpp-dev curl python3
-          prometheus)
+          prometheus openssl iproute2 util-linux)
 [ "${1:-}" = "--hardening" ] && packages+=(clang)
 
 missing=()
