@@ -38,8 +38,9 @@ die() { echo "local-cluster.sh: $*" >&2; exit 1; }
 # --- processes ---------------------------------------------------------------------------
 
 # A process is the one `up` started when its pid is alive with the start time recorded then,
-# so that a pid reused after a crash or a reboot is never signalled.
-start_time() { awk '{ print $22 }' "/proc/$1/stat" 2>/dev/null; }
+# so that a pid reused after a crash or a reboot is never signalled. A zombie (a component that
+# died while this script, its parent, still runs) counts as gone.
+start_time() { awk '$3 != "Z" { print $22 }' "/proc/$1/stat" 2>/dev/null; }
 recorded_pid() {
   local file=$dir/run/$1.pid pid started
   [ -f "$file" ] || return 1
