@@ -176,4 +176,9 @@ void InFlightPods::placementsPublished(const std::vector<std::string>& uids) {
   for (const auto& uid : uids) state_->settle(uid);
 }
 
+void InFlightPods::removalsPublished(const std::vector<std::string>& uids) {
+  // A pod in flight that is gone will not be placed: requests waiting for it go on.
+  placementsPublished(uids);
+}
+
 }  // namespace scheduling

@@ -34,8 +34,8 @@ struct InFlightWait {
 //                          │  └──maxWait after its last answer───────────────────────▶ expired
 //                          └── requests it matters to wait, then go on (on `executor`)
 //
-// The cache reports placements through PlacementObserver once the snapshot that shows them is
-// published, so a request released by a placement always sees it. Thread-safe.
+// The cache reports placements and removals through PlacementObserver once the snapshot that
+// shows them is published, so a request released by one always sees it. Thread-safe.
 class InFlightPods final : public cache::PlacementObserver {
  public:
   using Proceed = std::function<void(InFlightWait)>;
@@ -76,6 +76,7 @@ class InFlightPods final : public cache::PlacementObserver {
   // cache::PlacementObserver
   bool awaits(std::string_view uid) const override;
   void placementsPublished(const std::vector<std::string>& uids) override;
+  void removalsPublished(const std::vector<std::string>& uids) override;
 
  private:
   struct State;
