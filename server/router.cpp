@@ -69,11 +69,15 @@ scheduling::api::ExtenderArgs extenderArgs(const Exchange& ex) {
 // Runs `then` once the scheduler lets the request go on, counting it if it was held.
 scheduling::InFlightPods::Proceed counted(const RouterContext& c, std::string_view endpoint,
                                           const ExchangePtr& ex, std::function<void()> then) {
+  using Victims = scheduling::InFlightWait::Victims;
   return
       [&metrics = c.metrics, endpoint, ex, then = std::move(then)](scheduling::InFlightWait wait) {
         if (wait.held) {
           metrics.observeInFlightWait(endpoint, wait.timedOut ? "timeout" : "settled",
                                       wait.waited.count());
+        }
+        if (wait.victims != Victims::NotAwaited) {
+          metrics.countPreemptionWait(wait.victims == Victims::Gone ? "evicted" : "timeout");
         }
         guarded(ex->answer, then);
       };
@@ -190,6 +194,7 @@ void metrics(const RouterContext& c, const ExchangePtr& ex) {
   if (c.inFlight != nullptr) {
     sizes.inFlightPods = c.inFlight->numInFlight();
     sizes.waitingRequests = c.inFlight->numWaiting();
+    sizes.preemptionsInProgress = c.inFlight->numPreemptions();
   }
   if (c.binder != nullptr) sizes.bindRequests = c.binder->numPending();
   if (c.source != nullptr) {
