@@ -162,6 +162,11 @@ void Metrics::observeInFlightWait(std::string_view endpoint, std::string_view ou
   histogram->observe(seconds);
 }
 
+void Metrics::countPreemptionWait(std::string_view outcome) {
+  std::lock_guard lock(mutex_);
+  ++preemptionWaits_[std::string(outcome)];
+}
+
 std::string Metrics::render(const CacheSizes& cache) const {
   std::string out;
   appendHeader(out, "scheduler_extender_build_info", "gauge",
@@ -185,8 +190,13 @@ std::string Metrics::render(const CacheSizes& cache) const {
               "Pods answered by /filter or /prioritize whose placement is not known yet.",
               cache.inFlightPods);
   appendGauge(out, "scheduler_extender_in_flight_waiting_requests",
-              "Requests held until a pod in flight that can change their answer is placed.",
+              "Requests held until a pod in flight that can change their answer is placed, or "
+              "until the victims of their pod's preemption are gone.",
               cache.waitingRequests);
+  appendGauge(out, "scheduler_extender_preemptions_in_progress",
+              "Preemptors whose victims, as /preempt last answered, are remembered until the "
+              "preemptor is bound or deleted.",
+              cache.preemptionsInProgress);
   appendGauge(out, "scheduler_extender_bind_requests_in_flight",
               "/bind requests waiting for the API server's answer.", cache.bindRequests);
 
@@ -279,19 +289,25 @@ std::string Metrics::render(const CacheSizes& cache) const {
                  "fits neither way, or the node is unknown).",
                  "outcome", preemptionCandidates_);
   appendHeader(out, "scheduler_extender_in_flight_waits_total", "counter",
-               "Requests held for pods in flight, by endpoint and outcome (settled: every pod "
-               "waited for was placed; timeout: --in-flight-wait ran out).");
+               "Requests held for pods in flight or for the victims of their pod's preemption, "
+               "by endpoint and outcome (settled: everything waited for was placed or gone; "
+               "timeout: --in-flight-wait ran out).");
   for (const auto& [key, count] : inFlightWaits_) {
     out.append("scheduler_extender_in_flight_waits_total{endpoint=\"").append(key.first);
     out.append("\",outcome=\"").append(key.second).append("\"} ");
     out.append(std::to_string(count)).append("\n");
   }
   appendHeader(out, "scheduler_extender_in_flight_wait_duration_seconds", "histogram",
-               "How long a request was held for pods in flight, by endpoint.");
+               "How long a request was held for pods in flight or victims, by endpoint.");
   for (const auto& [endpoint, histogram] : inFlightWaitDurations_) {
     histogram->render(out, "scheduler_extender_in_flight_wait_duration_seconds",
                       "endpoint=\"" + endpoint + "\"");
   }
+  appendCounters(out, "scheduler_extender_preemption_waits_total",
+                 "/filter requests of a preemptor held while the victims /preempt named were "
+                 "still on the nodes sent, by outcome (evicted: those of one node left; timeout: "
+                 "--in-flight-wait ran out); each is in in_flight_waits_total too.",
+                 "outcome", preemptionWaits_);
   return out;
 }
 

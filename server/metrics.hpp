@@ -62,7 +62,8 @@ struct CacheSizes {
   double oldestAssumedPodSeconds = 0;  // age of the oldest unconfirmed assumption; 0 when none
   std::size_t inFlightPods = 0;
   std::size_t waitingRequests = 0;
-  std::size_t bindRequests = 0;  // /binds not answered yet
+  std::size_t preemptionsInProgress = 0;  // preemptors whose victims are remembered
+  std::size_t bindRequests = 0;           // /binds not answered yet
   // Per resource the informers follow, seconds since the API server last sent anything on
   // its list or watch, and the bytes it had sent that were still unread at the last read;
   // empty with a cluster-state file.
@@ -98,6 +99,9 @@ class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
   // A request that asked about pods in flight and was held; `outcome` is "settled" (every pod
   // it waited for was placed) or "timeout".
   void observeInFlightWait(std::string_view endpoint, std::string_view outcome, double seconds);
+  // A /filter of a preemptor held while its victims were still on the nodes sent; `outcome` is
+  // "evicted" (those of one node left) or "timeout".
+  void countPreemptionWait(std::string_view outcome);
 
   // For Cache::setPublishObserver: how long each publish of the cache took.
   scheduling::framework::runtime::DurationObserver& publishDuration() { return publishDurations_; }
@@ -118,6 +122,7 @@ class Metrics final : public scheduling::framework::runtime::MetricsRecorder {
   std::map<std::string, std::uint64_t, std::less<>> preemptionCandidates_;
   std::map<std::pair<std::string, std::string>, std::uint64_t, std::less<>> inFlightWaits_;
   std::map<std::string, std::unique_ptr<Histogram>, std::less<>> inFlightWaitDurations_;
+  std::map<std::string, std::uint64_t, std::less<>> preemptionWaits_;
   Histogram publishDurations_;
 };
 

@@ -66,20 +66,29 @@ scheduling::api::ExtenderArgs extenderArgs(const Exchange& ex) {
                                 : json::decodeExtenderArgs(ex.request->body());
 }
 
-// Runs `then` once no pod in flight can change this verb's answer for `pod` (at once nearly
-// always), counting the requests that were held.
-void afterInFlight(const RouterContext& c, Verb verb, std::string_view endpoint,
-                   const scheduling::api::Pod& pod, const ExchangePtr& ex,
-                   std::function<void()> then) {
-  c.scheduler.whenInFlightSettled(
-      verb, pod,
+// Runs `then` once the scheduler lets the request go on, counting it if it was held.
+scheduling::InFlightPods::Proceed counted(const RouterContext& c, std::string_view endpoint,
+                                          const ExchangePtr& ex, std::function<void()> then) {
+  using Victims = scheduling::InFlightWait::Victims;
+  return
       [&metrics = c.metrics, endpoint, ex, then = std::move(then)](scheduling::InFlightWait wait) {
         if (wait.held) {
           metrics.observeInFlightWait(endpoint, wait.timedOut ? "timeout" : "settled",
                                       wait.waited.count());
         }
+        if (wait.victims != Victims::NotAwaited) {
+          metrics.countPreemptionWait(wait.victims == Victims::Gone ? "evicted" : "timeout");
+        }
         guarded(ex->answer, then);
-      });
+      };
+}
+
+// Runs `then` once no pod in flight can change this verb's answer for `pod` (at once nearly
+// always), counting the requests that were held.
+void afterInFlight(const RouterContext& c, Verb verb, std::string_view endpoint,
+                   const scheduling::api::Pod& pod, const ExchangePtr& ex,
+                   std::function<void()> then) {
+  c.scheduler.whenInFlightSettled(verb, pod, counted(c, endpoint, ex, std::move(then)));
 }
 
 // The answer to full Nodes echoes the feasible ones from the request's bytes, which the
@@ -108,9 +117,11 @@ std::size_t candidateCount(const scheduling::api::ExtenderArgs& args) {
 void filter(const RouterContext& c, const ExchangePtr& ex) {
   auto args = std::make_shared<const scheduling::api::ExtenderArgs>(extenderArgs(*ex));
   c.metrics.observeRequestNodes("filter", candidateCount(*args));
-  afterInFlight(c, Verb::Filter, "filter", args->pod, ex, [&c, ex, args] {
+  // Held as the other verbs are, and while the nodes sent still show victims of the pod's
+  // preemption in progress.
+  c.scheduler.whenInFlightSettled(*args, counted(c, "filter", ex, [&c, ex, args] {
     ex->answer({http::status::ok, filterAnswer(c.scheduler.filter(*args), ex)});
-  });
+  }));
 }
 
 void prioritize(const RouterContext& c, const ExchangePtr& ex) {
@@ -183,6 +194,7 @@ void metrics(const RouterContext& c, const ExchangePtr& ex) {
   if (c.inFlight != nullptr) {
     sizes.inFlightPods = c.inFlight->numInFlight();
     sizes.waitingRequests = c.inFlight->numWaiting();
+    sizes.preemptionsInProgress = c.inFlight->numPreemptions();
   }
   if (c.binder != nullptr) sizes.bindRequests = c.binder->numPending();
   if (c.source != nullptr) {

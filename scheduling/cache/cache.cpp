@@ -176,8 +176,9 @@ struct Cache::State {
   std::unordered_map<std::string, Assumption> assumedPods;
   PlacementObserver* observer = nullptr;
   framework::runtime::DurationObserver* publishTiming = nullptr;
-  // Awaited pods whose placement changed since the last publish.
-  std::vector<std::string> settled;
+  // Awaited pods that got a place, and that left, since the last publish.
+  std::vector<std::string> placedAwaited;
+  std::vector<std::string> removedAwaited;
 
   std::atomic<std::size_t> numNodes{0};
   std::atomic<std::size_t> numAssignedPods{0};
@@ -410,7 +411,7 @@ struct Cache::State {
     if (it->second.assumed) unassume(uid, it->second);
     unplace(it->second);
     pods.erase(it);
-    noteSettled(uid);
+    noteRemoved(uid);
   }
 
   void unassume(const std::string& uid, PodRecord& record) {
@@ -433,9 +434,13 @@ struct Cache::State {
     return pods.insert(std::move(entry)).position->second;
   }
 
-  // The pod's placement changed: an observer waiting for it hears of it after the publish.
-  void noteSettled(const std::string& uid) {
-    if (observer != nullptr && observer->awaits(uid)) settled.push_back(uid);
+  // The pod got a place: an observer waiting for it hears of it after the publish.
+  void notePlaced(const std::string& uid) {
+    if (observer != nullptr && observer->awaits(uid)) placedAwaited.push_back(uid);
+  }
+  // The pod left: likewise.
+  void noteRemoved(const std::string& uid) {
+    if (observer != nullptr && observer->awaits(uid)) removedAwaited.push_back(uid);
   }
 };
 
@@ -522,7 +527,7 @@ bool Cache::upsertPod(framework::PodInfoPtr info) {
   record.placement = assigned ? Placement::Assigned : Placement::Nominated;
   s.place(record);
   const bool placed = assigned && !wasAssigned;
-  if (placed) s.noteSettled(record.info->pod().metadata.uid);
+  if (placed) s.notePlaced(record.info->pod().metadata.uid);
   return placed;
 }
 
@@ -549,7 +554,7 @@ AssumeResult Cache::assumePod(api::Pod pod, const std::string& node) {
   s.place(record);
   s.assumedPods.insert_or_assign(uid, Assumption{std::chrono::steady_clock::now(), std::nullopt});
   ++s.numAssumedPods;
-  s.noteSettled(uid);
+  s.notePlaced(uid);
   return AssumeResult::Assumed;
 }
 
@@ -727,12 +732,15 @@ void Cache::publish() {
 
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - began;
   framework::runtime::DurationObserver* timing = s.publishTiming;
-  std::vector<std::string> settled;
-  settled.swap(s.settled);
+  std::vector<std::string> placed;
+  std::vector<std::string> removed;
+  placed.swap(s.placedAwaited);
+  removed.swap(s.removedAwaited);
   PlacementObserver* observer = s.observer;
   lock.unlock();
   if (timing != nullptr) timing->observe(took.count());
-  if (!settled.empty()) observer->placementsPublished(settled);
+  if (!placed.empty()) observer->placementsPublished(placed);
+  if (!removed.empty()) observer->removalsPublished(removed);
 }
 
 std::shared_ptr<const Snapshot> Cache::snapshot() const {

@@ -20,16 +20,21 @@
 namespace scheduling::cache {
 
 // Told when pods get a place in the published snapshots (assumed, or bound per the watch) or
-// leave them: what a request held for an in-flight pod waits for (scheduler::InFlightPods).
+// leave them: what a request held for an in-flight pod, or for the victims of a preemption,
+// waits for (scheduler::InFlightPods).
 class PlacementObserver {
  public:
   virtual ~PlacementObserver() = default;
   // Whether the observer waits for this pod. Asked under the cache's writer lock, for each
-  // pod whose placement changes: must be quick and must not call back into the cache.
+  // pod that gets a place or leaves: must be quick and must not call back into the cache.
   virtual bool awaits(std::string_view uid) const = 0;
-  // After a publish, outside the cache's lock: the awaited pods whose placement changed
-  // since the previous publish, now visible to every request that takes a snapshot.
+  // After a publish, outside the cache's lock: the awaited pods that got a place since the
+  // previous publish, now visible to every request that takes a snapshot.
   virtual void placementsPublished(const std::vector<std::string>& uids) = 0;
+  // After a publish, as placementsPublished: the awaited pods that left the cache (deleted,
+  // terminal, their binding forgotten, or missing from a relist), now absent from every
+  // snapshot a request takes.
+  virtual void removalsPublished(const std::vector<std::string>& uids) = 0;
 };
 
 // What assumePod found.

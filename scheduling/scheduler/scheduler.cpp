@@ -5,6 +5,7 @@
 #include <chrono>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 
 #include "scheduling/cache/snapshot.hpp"
 #include "scheduling/scheduler/sampling.hpp"
@@ -60,6 +61,49 @@ Candidates resolve(const framework::SharedLister& snapshot, const api::ExtenderA
     if (info != nullptr) c.known.push_back(info);
   }
   return c;
+}
+
+// What a /filter of a preemptor waits to see leave: per candidate node of `preemption` that
+// it was sent, the victims named there that `snapshot` still shows; nothing once one such node
+// shows none, as the pod may fit there now. A pod nominated to one of the candidates waits for
+// that node's victims alone, the ones kube-scheduler deletes.
+InFlightPods::VictimsLeft victimsLeft(const InFlightPods::Preemption& preemption,
+                                      const api::ExtenderArgs& args,
+                                      const framework::SharedLister& snapshot) {
+  const std::string& nominated = args.pod.status.nominatedNodeName;
+  const bool nominatedToCandidate =
+      !nominated.empty() && std::ranges::any_of(preemption, [&](const auto& candidate) {
+        return candidate.node == nominated;
+      });
+  std::unordered_map<std::string_view, const InFlightPods::CandidateVictims*> candidates;
+  for (const auto& candidate : preemption) {
+    if (!nominatedToCandidate || candidate.node == nominated) {
+      candidates.emplace(candidate.node, &candidate);
+    }
+  }
+  InFlightPods::VictimsLeft left;
+  bool cleared = false;  // a candidate sent has none of its victims left
+  const auto look = [&](std::string_view sent) {
+    const auto it = candidates.find(sent);
+    if (cleared || it == candidates.end()) return;
+    const InFlightPods::CandidateVictims& candidate = *it->second;
+    candidates.erase(it);  // a node sent twice counts once
+    std::vector<std::string> there;
+    if (const NodeInfo* node = snapshot.getNodeInfo(sent)) {
+      for (const PodInfo* pod : node->pods()) {
+        const std::string& uid = pod->pod().metadata.uid;
+        if (std::ranges::find(candidate.uids, uid) != candidate.uids.end()) there.push_back(uid);
+      }
+    }
+    cleared = there.empty();
+    left.push_back(std::move(there));
+  };
+  if (args.nodes) {
+    for (const auto& node : *args.nodes) look(node.name);
+  } else if (args.nodeNames) {
+    for (const std::string_view name : *args.nodeNames) look(name);
+  }
+  return cleared ? InFlightPods::VictimsLeft() : left;
 }
 
 PodInfo incomingPod(const api::Pod& pod) { return PodInfo(std::make_shared<const api::Pod>(pod)); }
@@ -218,9 +262,25 @@ Scheduler::Scheduler(std::shared_ptr<framework::runtime::Framework> framework,
 
 void Scheduler::whenInFlightSettled(Verb verb, const api::Pod& pod,
                                     InFlightPods::Proceed proceed) const {
+  whenSettled(verb, pod, nullptr, std::move(proceed));
+}
+
+void Scheduler::whenInFlightSettled(const api::ExtenderArgs& args,
+                                    InFlightPods::Proceed proceed) const {
+  whenSettled(Verb::Filter, args.pod, &args, std::move(proceed));
+}
+
+void Scheduler::whenSettled(Verb verb, const api::Pod& pod, const api::ExtenderArgs* filterArgs,
+                            InFlightPods::Proceed proceed) const {
   if (inFlight_ == nullptr) return proceed({});
   const auto snapshot = cache_->snapshot();
   if (!snapshot) return proceed({});
+  InFlightPods::VictimsLeft victims;
+  if (filterArgs != nullptr) {
+    if (const auto preemption = inFlight_->preemption(pod.metadata.uid)) {
+      victims = victimsLeft(*preemption, *filterArgs, *snapshot);
+    }
+  }
   std::optional<PodInfo> incoming;  // parsed only if some pod is in flight
   inFlight_->whenSettled(
       pod.metadata.uid,
@@ -230,7 +290,7 @@ void Scheduler::whenInFlightSettled(Verb verb, const api::Pod& pod,
                    ? framework_->placementChangesScore(*incoming, placed, *snapshot)
                    : framework_->placementChangesFilter(*incoming, placed, *snapshot);
       },
-      std::move(proceed));
+      std::move(victims), std::move(proceed));
 }
 
 void Scheduler::track(framework::PodInfoPtr pod) const {
@@ -411,6 +471,21 @@ Status Scheduler::filterNode(const api::Pod& pod, std::string_view node) const {
 }
 
 PreemptionResult Scheduler::preempt(const api::ExtenderPreemptionArgs& args) const {
+  PreemptionResult result = selectVictims(args);
+  // A bound pod preempts nothing, and one without a UID cannot be told from another.
+  const auto& meta = args.pod.metadata;
+  if (inFlight_ != nullptr && !meta.uid.empty() && args.pod.spec.nodeName.empty()) {
+    InFlightPods::Preemption victims;
+    victims.reserve(result.answer.nodeNameToMetaVictims.size());
+    for (const auto& [node, named] : result.answer.nodeNameToMetaVictims) {
+      victims.push_back({node, named.podUIDs});
+    }
+    inFlight_->notePreemption(meta.uid, std::move(victims));
+  }
+  return result;
+}
+
+PreemptionResult Scheduler::selectVictims(const api::ExtenderPreemptionArgs& args) const {
   const std::vector<preemption::Candidate> candidates = candidatesOf(args);
   PreemptionResult result;
   result.outcomes.assign(candidates.size(), preemption::Outcome::Rejected);

@@ -62,7 +62,8 @@ enum class Verb { Filter, Prioritize, Preempt };
 //
 // With `inFlight`, a pod that /filter finds a feasible node for, or that /prioritize scores,
 // is in flight until its placement is known, and whenInFlightSettled holds the requests its
-// placement can change.
+// placement can change; the victims /preempt answers are remembered, and the preemptor's
+// /filter is held while they are still on the nodes it was sent.
 class Scheduler {
  public:
   Scheduler(std::shared_ptr<framework::runtime::Framework> framework,
@@ -71,6 +72,12 @@ class Scheduler {
   // Calls `proceed` once no pod in flight can change what `verb` answers for `pod` (see
   // InFlightPods::whenSettled): at once, in this call, when none can.
   void whenInFlightSettled(Verb verb, const api::Pod& pod, InFlightPods::Proceed proceed) const;
+  // The same for the /filter of `args` (Verb::Filter), which, when its pod is a preemptor
+  // whose victims kube-scheduler is deleting and the snapshot still shows them on every
+  // candidate node sent, also waits until those of one node are gone. Only the node the pod
+  // is nominated to counts when it is one of the candidates: kube-scheduler deletes the
+  // victims of that node alone.
+  void whenInFlightSettled(const api::ExtenderArgs& args, InFlightPods::Proceed proceed) const;
 
   // PreFilter + Filter with sampling; advances the rotating start index.
   api::ExtenderFilterResult filter(const api::ExtenderArgs& args);
@@ -78,7 +85,8 @@ class Scheduler {
   // returned as a non-success status (the HTTP layer answers 500).
   framework::Status prioritize(const api::ExtenderArgs& args, api::HostPriorityList& out);
   // Keeps the candidates on which the pod fits once their victims are removed, adding victims
-  // of lower priority where those sent are not enough (preemption::VictimSelector).
+  // of lower priority where those sent are not enough (preemption::VictimSelector). The
+  // victims answered are remembered as the pod's preemption in progress.
   PreemptionResult preempt(const api::ExtenderPreemptionArgs& args) const;
   // Filter then score the feasible nodes, as a dry run (the start index does not move).
   Explanation explain(const api::ExtenderArgs& args);
@@ -92,8 +100,13 @@ class Scheduler {
   framework::CycleState newCycle(std::shared_ptr<const framework::SharedLister> snapshot) const;
 
   std::shared_ptr<framework::runtime::Framework> framework_;
+  // Both whenInFlightSettled; `filterArgs` for a /filter, null otherwise.
+  void whenSettled(Verb verb, const api::Pod& pod, const api::ExtenderArgs* filterArgs,
+                   InFlightPods::Proceed proceed) const;
   // After an answer that lets kube-scheduler place the pod.
   void track(framework::PodInfoPtr pod) const;
+  // preempt() without remembering its answer.
+  PreemptionResult selectVictims(const api::ExtenderPreemptionArgs& args) const;
 
   std::shared_ptr<const cache::Cache> cache_;
   InFlightPods* inFlight_;

@@ -281,18 +281,20 @@ BOOST_AUTO_TEST_CASE(the_cache_tells_where_a_pod_counts_and_its_oldest_assumptio
   BOOST_TEST(!cache.oldestAssumedPod().has_value());
 }
 
-// What InFlightPods relies on: it hears of a placement it waits for only once a published
-// snapshot shows it, and of no other pod.
+// What InFlightPods relies on: it hears of a placement or a removal it waits for only once a
+// published snapshot shows it, and of no other pod.
 class RecordingObserver final : public PlacementObserver {
  public:
   std::vector<std::string> awaited{"p"};
   std::vector<std::vector<std::string>> published;
+  std::vector<std::vector<std::string>> removed;
   bool awaits(std::string_view uid) const override {
     return std::find(awaited.begin(), awaited.end(), uid) != awaited.end();
   }
   void placementsPublished(const std::vector<std::string>& uids) override {
     published.push_back(uids);
   }
+  void removalsPublished(const std::vector<std::string>& uids) override { removed.push_back(uids); }
 };
 
 BOOST_AUTO_TEST_CASE(the_observer_hears_of_awaited_placements_after_their_publish) {
@@ -309,10 +311,43 @@ BOOST_AUTO_TEST_CASE(the_observer_hears_of_awaited_placements_after_their_publis
   cache.upsertPod(pending().node("n1").obj());  // confirmation: no new placement
   cache.publish();
   BOOST_TEST(observer.published.size() == 1u);
+  BOOST_TEST(observer.removed.empty());
   cache.deletePod("p");
+  BOOST_TEST(observer.removed.empty());  // not visible yet
   cache.publish();
-  BOOST_REQUIRE(observer.published.size() == 2u);
-  BOOST_TEST(observer.published[1] == std::vector<std::string>{"p"});
+  BOOST_TEST(observer.published.size() == 1u);
+  BOOST_REQUIRE(observer.removed.size() == 1u);
+  BOOST_TEST(observer.removed[0] == std::vector<std::string>{"p"});
+}
+
+// An awaited pod leaves the cache by the watch's DELETED, by turning terminal, or by a relist
+// that lacks it: each removal is reported once published; an update that leaves it in place,
+// and the removal of a pod nobody awaits, are not.
+BOOST_AUTO_TEST_CASE(the_observer_hears_of_awaited_removals_after_their_publish) {
+  Cache cache;
+  RecordingObserver observer;
+  observer.awaited = {"v1", "v2", "v3"};
+  cache.upsertNode(MakeNode().name("n1").obj());
+  for (const char* uid : {"v1", "v2", "v3", "other"}) {
+    cache.upsertPod(MakePod().name(uid).uid(uid).node("n1").obj());
+  }
+  cache.publish();
+  cache.setPlacementObserver(&observer);
+  cache.upsertPod(MakePod().name("v1").uid("v1").node("n1").label("k", "v").obj());
+  cache.deletePod("v1");
+  cache.upsertPod(MakePod().name("v2").uid("v2").node("n1").phase("Failed").obj());
+  cache.deletePod("other");
+  cache.publish();
+  BOOST_REQUIRE(observer.removed.size() == 1u);
+  BOOST_TEST(observer.removed[0] == (std::vector<std::string>{"v1", "v2"}),
+             boost::test_tools::per_element());
+  cache.beginPodRelist();
+  cache.upsertPod(MakePod().name("other").uid("other").node("n1").obj());
+  cache.endPodRelist(std::chrono::steady_clock::now());
+  cache.publish();
+  BOOST_REQUIRE(observer.removed.size() == 2u);
+  BOOST_TEST(observer.removed[1] == std::vector<std::string>{"v3"});
+  BOOST_TEST(observer.published.empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_pod_bound_by_the_watch_is_reported_as_placed) {

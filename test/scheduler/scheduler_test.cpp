@@ -1,8 +1,11 @@
 #include "scheduling/scheduler/scheduler.hpp"
 
+#include <boost/asio/io_context.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
+#include <chrono>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -88,6 +91,118 @@ std::vector<std::string> outcomeNames(const PreemptionResult& result) {
   for (const auto outcome : result.outcomes) names.emplace_back(preemption::outcomeName(outcome));
   return names;
 }
+
+api::Pod webPod(const std::string& name, const std::string& node, std::int32_t priority) {
+  return MakePod()
+      .name(name)
+      .ns("default")
+      .uid(name)
+      .label("app", "web")
+      .priority(priority)
+      .node(node)
+      .obj();
+}
+
+// web-3 (priority 100) wants no other web pod on its node: node-1000 holds web-1, node-1001
+// web-2 (priority 0), node-1002 nothing.
+MakePod preemptor() {
+  MakePod pod;
+  pod.name("web-3")
+      .ns("default")
+      .uid("web-3")
+      .label("app", "web")
+      .priority(100)
+      .podAntiAffinityIn("app", kHostname, {"web"}, kRequiredReq);
+  return pod;
+}
+
+// The scheduler with a live cluster's InFlightPods: the cache reports to it, and held
+// requests go on on an io_context the test runs by hand.
+struct PreemptionFixture {
+  boost::asio::io_context io;
+  InFlightPods inFlight;
+  std::shared_ptr<cache::Cache> cache = std::make_shared<cache::Cache>();
+  std::unique_ptr<Scheduler> scheduler;
+  std::optional<InFlightWait> result;
+
+  explicit PreemptionFixture(std::chrono::milliseconds maxWait = std::chrono::minutes(1))
+      : inFlight(io.get_executor(), maxWait) {
+    for (const auto& node : makeNodes(3)) cache->upsertNode(node);
+    cache->upsertPod(webPod("web-1", "node-1000", 0));
+    cache->upsertPod(webPod("web-2", "node-1001", 0));
+    cache->publish();
+    cache->setPlacementObserver(&inFlight);
+    scheduler =
+        std::make_unique<Scheduler>(std::make_shared<framework::runtime::Framework>(
+                                        config::defaultConfiguration(), plugins::inTreeRegistry()),
+                                    cache, &inFlight);
+  }
+  ~PreemptionFixture() { cache->setPlacementObserver(nullptr); }
+
+  // /preempt for web-3 on node-1000 and node-1001, each with its web pod as the victim: both
+  // kept, and remembered.
+  void preempt() {
+    api::ExtenderPreemptionArgs args;
+    args.pod = preemptor().obj();
+    args.nodeNameToMetaVictims = api::WireMap<api::MetaVictims>{{"node-1000", {{"web-1"}, 0}},
+                                                                {"node-1001", {{"web-2"}, 0}}};
+    const auto answer = scheduler->preempt(args);
+    BOOST_TEST(outcomeNames(answer) == (std::vector<std::string>{"kept", "kept"}),
+               boost::test_tools::per_element());
+  }
+  void whenSettled(const api::ExtenderArgs& args) {
+    scheduler->whenInFlightSettled(args, [this](InFlightWait wait) { result = wait; });
+  }
+  void runPosted() {
+    io.restart();
+    io.poll();
+  }
+};
+
+// Which candidates a retried preemptor's /filter waits on, given the node it is nominated to
+// and the nodes sent, and which deletion lets it go.
+struct VictimsCase {
+  std::string name;
+  std::string nominated;          // status.nominatedNodeName of the /filter's pod
+  std::vector<std::string> sent;  // the /filter's NodeNames
+  std::string deleted;            // the victim whose deletion is then published; "" for none
+  bool heldAtFirst = false;
+  bool released = false;              // by that deletion
+  std::vector<std::string> feasible;  // the /filter's answer once released
+};
+std::ostream& operator<<(std::ostream& out, const VictimsCase& c) { return out << c.name; }
+
+const std::vector<VictimsCase> kVictimsCases = {
+    {"nominated node's victim leaves",
+     "node-1000",
+     {"node-1000", "node-1001"},
+     "web-1",
+     true,
+     true,
+     {"node-1000"}},
+    {"another candidate's victim leaves",
+     "node-1000",
+     {"node-1000", "node-1001"},
+     "web-2",
+     true,
+     false,
+     {}},
+    {"not nominated: the first candidate cleared",
+     "",
+     {"node-1000", "node-1001"},
+     "web-2",
+     true,
+     true,
+     {"node-1001"}},
+    {"nominated node not sent",
+     "node-1000",
+     {"node-1001", "node-1002"},
+     "",
+     false,
+     false,
+     {"node-1002"}},
+    {"no candidate sent", "", {"node-1002"}, "", false, false, {"node-1002"}},
+};
 
 }  // namespace
 
@@ -342,6 +457,83 @@ BOOST_AUTO_TEST_CASE(preempt_drops_every_candidate_when_prefilter_rejects_the_po
   BOOST_TEST(result.answer.nodeNameToMetaVictims.empty());
   BOOST_TEST(outcomeNames(result) == (std::vector<std::string>{"rejected", "rejected"}),
              boost::test_tools::per_element());
+}
+
+// kube-scheduler deletes the victims of the node it picks and tries the preemptor again as
+// soon as its own cache has the deletions; the extender's /filter then waits until a
+// published snapshot has them too, and answers on that snapshot.
+BOOST_DATA_TEST_CASE(a_preemptors_filter_waits_for_its_victims_to_leave,
+                     boost::unit_test::data::make(kVictimsCases), c) {
+  PreemptionFixture f;
+  f.preempt();
+  const auto args = argsFor(preemptor().nominatedNodeName(c.nominated).obj(), c.sent);
+  f.whenSettled(args);
+  BOOST_TEST(f.result.has_value() == !c.heldAtFirst);
+  if (!c.heldAtFirst) {
+    BOOST_TEST(!f.result->held);
+  } else {
+    BOOST_TEST(f.inFlight.numWaiting() == 1u);
+    f.cache->deletePod(c.deleted);
+    f.runPosted();
+    BOOST_TEST(!f.result);  // not published yet
+    f.cache->publish();
+    f.runPosted();
+    BOOST_TEST(f.result.has_value() == c.released);
+    if (!c.released) {
+      f.inFlight.releaseAll();
+      return;
+    }
+    BOOST_TEST(f.result->held);
+    BOOST_TEST(!f.result->timedOut);
+    BOOST_TEST((f.result->victims == InFlightWait::Victims::Gone));
+  }
+  BOOST_TEST(strings(*f.scheduler->filter(args).nodeNames) == c.feasible,
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_preemptors_filter_is_answered_stale_once_the_wait_runs_out) {
+  PreemptionFixture f(std::chrono::milliseconds(20));
+  f.preempt();
+  const auto args = argsFor(preemptor().nominatedNodeName("node-1000").obj(), {"node-1000"});
+  f.whenSettled(args);
+  BOOST_TEST(!f.result);
+  f.io.run();  // returns once the timer has fired and the request gone on
+  BOOST_REQUIRE(f.result);
+  BOOST_TEST(f.result->timedOut);
+  BOOST_TEST((f.result->victims == InFlightWait::Victims::TimedOut));
+  const auto answer = f.scheduler->filter(args);
+  BOOST_TEST(answer.nodeNames->empty());
+  BOOST_REQUIRE(answer.failedNodes.size() == 1u);
+  BOOST_TEST(answer.failedNodes[0].first == "node-1000");
+  BOOST_TEST(answer.failedNodes[0].second == "node(s) didn't match pod anti-affinity rules");
+}
+
+// Only the preemptor waits: a pod with the very same terms, which the victims keep off the
+// same nodes, is answered at once while the preemptor is held.
+BOOST_AUTO_TEST_CASE(another_pods_filter_is_not_held_for_the_victims) {
+  PreemptionFixture f;
+  f.preempt();
+  f.whenSettled(argsFor(preemptor().nominatedNodeName("node-1000").obj(), {"node-1000"}));
+  BOOST_TEST(f.inFlight.numWaiting() == 1u);
+  const auto other = preemptor().name("web-4").uid("web-4").obj();
+  std::optional<InFlightWait> otherWait;
+  f.scheduler->whenInFlightSettled(argsFor(other, {"node-1000", "node-1001"}),
+                                   [&](InFlightWait wait) { otherWait = wait; });
+  BOOST_REQUIRE(otherWait);
+  BOOST_TEST(!otherWait->held);
+  BOOST_TEST(f.inFlight.numWaiting() == 1u);
+  f.inFlight.releaseAll();
+}
+
+// The preemptor once bound preempts no more: its victims are awaited no longer.
+BOOST_AUTO_TEST_CASE(a_preemption_ends_when_the_preemptor_is_bound) {
+  PreemptionFixture f;
+  f.preempt();
+  BOOST_TEST(f.inFlight.numPreemptions() == 1u);
+  f.cache->upsertPod(preemptor().node("node-1002").obj());
+  f.cache->publish();
+  BOOST_TEST(f.inFlight.numPreemptions() == 0u);
+  BOOST_TEST(!f.inFlight.awaits("web-1"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

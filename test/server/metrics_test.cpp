@@ -58,6 +58,33 @@ BOOST_AUTO_TEST_CASE(preemption_candidates_are_counted_by_outcome) {
   BOOST_TEST(text.find("outcome=\"rejected\"") == std::string::npos);
 }
 
+// A preemptor's /filter held for its victims counts among the in-flight waits and, by outcome,
+// among the preemption waits; the preemptions remembered are a gauge.
+BOOST_AUTO_TEST_CASE(preemption_waits_are_counted_beside_in_flight_waits) {
+  server::Metrics metrics;
+  const std::string empty = metrics.render({});
+  BOOST_TEST(empty.find("# TYPE scheduler_extender_preemption_waits_total counter\n") !=
+             std::string::npos);
+  BOOST_TEST(empty.find("scheduler_extender_preemption_waits_total{") == std::string::npos);
+  metrics.observeInFlightWait("filter", "settled", 0.004);
+  metrics.countPreemptionWait("evicted");
+  metrics.observeInFlightWait("filter", "timeout", 1);
+  metrics.countPreemptionWait("timeout");
+  metrics.countPreemptionWait("evicted");
+  server::CacheSizes sizes;
+  sizes.preemptionsInProgress = 3;
+  expectLines(
+      metrics.render(sizes),
+      {
+          "scheduler_extender_preemption_waits_total{outcome=\"evicted\"} 2\n",
+          "scheduler_extender_preemption_waits_total{outcome=\"timeout\"} 1\n",
+          "scheduler_extender_in_flight_waits_total{endpoint=\"filter\",outcome=\"settled\"} "
+          "1\n",
+          "# TYPE scheduler_extender_preemptions_in_progress gauge\n"
+          "scheduler_extender_preemptions_in_progress 3\n",
+      });
+}
+
 // A histogram without labels renders its series without braces' leading comma.
 BOOST_AUTO_TEST_CASE(publish_duration_is_a_histogram_without_labels) {
   server::Metrics metrics;
