@@ -170,11 +170,11 @@ func TestAPIServerRestartMidBurst(t *testing.T) {
 	cacheMatchesAPIServer(ctx, t, r)
 }
 
-// TestEtcdCompactedPastTheWatch: while the extender is frozen, pods come and go, etcd
-// compacts its history and kube-apiserver restarts with an empty watch cache, so the
-// extender's watch resumes from a resourceVersion that no longer exists: 410 Gone. It
-// relists, and its cache equals the API server's state again, which the next placements
-// depend on.
+// TestEtcdCompactedPastTheWatch: while the extender is frozen, kube-apiserver restarts (its
+// watch cache then starts at the current resourceVersion), pods come, and etcd compacts its
+// history past them, so the extender's watch resumes from a resourceVersion that no longer
+// exists: 410 Gone. It relists, and its cache equals the API server's state again, which the
+// next placements depend on.
 func TestEtcdCompactedPastTheWatch(t *testing.T) {
 	ctx := context.Background()
 	r := env.Install(ctx, t, "compaction", "fault-compaction", exclusive(nil), false)
@@ -189,7 +189,12 @@ func TestEtcdCompactedPastTheWatch(t *testing.T) {
 	if _, err := env.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// Frozen first, and kube-apiserver restarted under it, so that the changes below never
+	// reach its old watch's socket: it learns of them from its next watch or its relist only.
 	if err := env.Agent.Signal(pod, "extender", syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Restart("kube-apiserver"); err != nil {
 		t.Fatal(err)
 	}
 	for i := range shape.Nodes {
@@ -206,9 +211,6 @@ func TestEtcdCompactedPastTheWatch(t *testing.T) {
 	}
 	revision, err := env.Compact(ctx)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := env.Restart("kube-apiserver"); err != nil {
 		t.Fatal(err)
 	}
 	if err := env.Agent.Signal(pod, "extender", syscall.SIGCONT); err != nil {
