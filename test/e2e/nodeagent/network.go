@@ -38,7 +38,11 @@ func run(name string, args ...string) error {
 func (n *Network) setUp() error {
 	removeStaleNamespaces()
 	_ = run("ip", "link", "del", n.Bridge)
-	if err := run("ip", "link", "add", n.Bridge, "type", "bridge"); err != nil {
+	// A bridge without an address of its own takes the lowest MAC among its ports, so it
+	// would change whenever a pod's veth comes or goes; a pod that had resolved its gateway
+	// to the old MAC then sends into the void until its neighbour entry expires, up to a
+	// minute later. A fixed, locally administered MAC keeps the gateway where pods saw it.
+	if err := run("ip", "link", "add", n.Bridge, "address", gatewayMAC(n.Gateway.Addr()), "type", "bridge"); err != nil {
 		return err
 	}
 	if err := run("ip", "addr", "add", n.Gateway.String(), "dev", n.Bridge); err != nil {
@@ -46,6 +50,13 @@ func (n *Network) setUp() error {
 	}
 	n.next = n.Gateway.Addr().Next()
 	return run("ip", "link", "set", n.Bridge, "up")
+}
+
+// gatewayMAC is the bridge's MAC: locally administered (02:…), the gateway's IPv4 address in
+// its last four bytes.
+func gatewayMAC(gateway netip.Addr) string {
+	b := gateway.As4()
+	return fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3])
 }
 
 func (n *Network) tearDown() {
