@@ -227,7 +227,10 @@ ApiObject pdb(const std::string& name, const std::string& app, int disruptionsAl
 // "name:disruptionsAllowed" for each budget the cache's latest snapshot holds in "default".
 std::vector<std::string> budgetsIn(const scheduling::cache::Cache& cache) {
   std::vector<std::string> out;
-  for (const auto& budget : cache.snapshot()->podDisruptionBudgets("default")) {
+  // Held for the loop: a range-for keeps only the range alive, not the snapshot it lies in,
+  // and a publish may drop the cache's own reference meanwhile.
+  const auto snapshot = cache.snapshot();
+  for (const auto& budget : snapshot->podDisruptionBudgets("default")) {
     out.push_back(budget.name + ":" + std::to_string(budget.disruptionsAllowed));
   }
   return out;
