@@ -386,18 +386,9 @@ BOOST_DATA_TEST_CASE(prioritize_maps_totals_onto_extender_priorities,
 // request's order and names every candidate's outcome.
 BOOST_AUTO_TEST_CASE(preempt_keeps_extends_or_drops_each_candidate) {
   const auto nodes = makeNodes(3);
-  const auto web = [](const std::string& name, const std::string& node, std::int32_t priority) {
-    return MakePod()
-        .name(name)
-        .ns("default")
-        .uid(name)
-        .label("app", "web")
-        .priority(priority)
-        .node(node)
-        .obj();
-  };
-  const std::vector<api::Pod> pods = {web("web-1", "node-1000", 0), web("web-2", "node-1001", 0),
-                                      web("web-9", "node-1002", 100)};
+  const std::vector<api::Pod> pods = {webPod("web-1", "node-1000", 0),
+                                      webPod("web-2", "node-1001", 0),
+                                      webPod("web-9", "node-1002", 100)};
   Fixture f(nodes, pods);
   const auto pod = MakePod()
                        .name("web-3")
@@ -433,7 +424,7 @@ BOOST_AUTO_TEST_CASE(preempt_keeps_extends_or_drops_each_candidate) {
   api::ExtenderPreemptionArgs byPod;
   byPod.pod = pod;
   byPod.nodeNameToVictims = api::WireMap<api::Victims>{
-      {"node-1000", {{web("web-1", "node-1000", 0)}, 1}},
+      {"node-1000", {{webPod("web-1", "node-1000", 0)}, 1}},
       {"node-1001", {{}, 0}},
       {"node-1002", {{}, 0}},
       {"node-9999", {{}, 0}},
