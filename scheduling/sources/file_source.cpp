@@ -1,5 +1,7 @@
 #include "scheduling/sources/file_source.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -39,6 +41,15 @@ File openAsJson(const std::string& path, std::string& json) {
   File memory(fmemopen(json.data(), json.size(), "rb"), &std::fclose);
   if (!memory) throw std::runtime_error("cannot buffer " + path + ": " + std::strerror(errno));
   return memory;
+}
+
+// How long the JSON the decoder reads is: the file's size, or its YAML's translation's; 0 when
+// the file says nothing of its size (a pipe).
+std::size_t jsonBytes(std::FILE* file, const std::string& json) {
+  if (!json.empty()) return json.size();
+  struct stat status {};
+  if (fstat(fileno(file), &status) != 0 || !S_ISREG(status.st_mode)) return 0;
+  return static_cast<std::size_t>(status.st_size);
 }
 
 // A Succeeded or Failed pod, which the cache would drop: only counted.
@@ -159,7 +170,7 @@ ClusterStateCounts loadClusterState(const std::string& path, cache::Cache& cache
     }
   });
   {
-    HeapPrefaulter prefaulter;
+    HeapPrefaulter prefaulter(jsonBytes(file.get(), json));
     decodeList(file.get(), path, cache, channel);
   }
   filing.join();

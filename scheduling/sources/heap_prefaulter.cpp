@@ -17,9 +17,6 @@ namespace scheduling::sources {
 
 namespace {
 
-// mallopt(3)'s documented default.
-constexpr int kDefaultTopPad = 128 << 10;
-
 // Populated a slice at a time, so that a slice the allocating thread has already touched
 // costs the prefaulting thread little, and a stop is noticed soon.
 constexpr std::uintptr_t kSlice = 2 << 20;
@@ -38,8 +35,8 @@ std::uintptr_t programBreak() { return static_cast<std::uintptr_t>(syscall(SYS_b
 
 }  // namespace
 
-HeapPrefaulter::HeapPrefaulter() {
-  mallopt(M_TOP_PAD, kTopPad);
+HeapPrefaulter::HeapPrefaulter(std::size_t inputBytes) {
+  mallopt(M_TOP_PAD, topPadFor(inputBytes));
   // The break as it is now, before this thread allocates again: from here on it is growth.
   const std::uintptr_t from = pageAligned(programBreak());
   try {
@@ -55,7 +52,7 @@ HeapPrefaulter::~HeapPrefaulter() {
     thread_.request_stop();
     thread_.join();
   }
-  mallopt(M_TOP_PAD, kDefaultTopPad);
+  mallopt(M_TOP_PAD, kMinTopPad);
   mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
   mallopt(M_TRIM_THRESHOLD, kTrimThreshold);
   malloc_trim(0);

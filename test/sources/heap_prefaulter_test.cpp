@@ -75,14 +75,36 @@ struct Blocks {
   }
 };
 
+// An input whose load grows the heap in the largest steps.
+constexpr std::size_t kLargeInput = std::size_t{8} << 30;
+
 BOOST_AUTO_TEST_SUITE(HeapPrefaulterTest)
+
+// The step is a sixteenth of the input, never below malloc's default nor above 256 MiB.
+BOOST_AUTO_TEST_CASE(TheStepFollowsTheInputsSize) {
+  const struct {
+    std::size_t inputBytes;
+    int pad;
+  } cases[] = {
+      {0, 128 << 10},
+      {1 << 20, 128 << 10},                            // a small file: malloc's default
+      {std::size_t{144} << 20, 9 << 20},               // S2
+      {std::size_t{4} << 30, 256 << 20},               // at the largest step
+      {kLargeInput, 256 << 20},                        // beyond it
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT("input of " << c.inputBytes << " bytes") {
+      BOOST_TEST(HeapPrefaulter::topPadFor(c.inputBytes) == c.pad);
+    }
+  }
+}
 
 BOOST_AUTO_TEST_CASE(ThePagesTheHeapGrowsIntoAreFaultedInBeforeTheyAreTouched) {
   if (!kGlibcMalloc) return;
   Blocks blocks;
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> fresh;
   {
-    HeapPrefaulter prefaulter;
+    HeapPrefaulter prefaulter(kLargeInput);
     blocks.growHeap();
     for (std::size_t i = 0; i < kBlocks; ++i) {
       const auto at = reinterpret_cast<std::uintptr_t>(blocks.allocate());
@@ -103,10 +125,11 @@ BOOST_AUTO_TEST_CASE(ThePagesPrefaultedAndNotUsedAreGivenBackWhenItEnds) {
   if (!kGlibcMalloc) return;
   Blocks blocks;
   {
-    HeapPrefaulter prefaulter;
+    HeapPrefaulter prefaulter(kLargeInput);
     blocks.growHeap();
     // The heap grew a whole pad past its use.
-    BOOST_TEST(programBreak() - blocks.highest >= std::uintptr_t{HeapPrefaulter::kTopPad});
+    BOOST_TEST(programBreak() - blocks.highest >=
+               std::uintptr_t{HeapPrefaulter::topPadFor(kLargeInput)});
   }
   // The pad went back: what is left past the last block is malloc's ordinary slack.
   BOOST_TEST(programBreak() - blocks.highest < std::uintptr_t{HeapPrefaulter::kTrimThreshold});
