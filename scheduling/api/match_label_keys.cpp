@@ -46,4 +46,8 @@ void applyMatchLabelKeysAndMismatchLabelKeys(Pod& pod) {
   applyToAffinity(pod.spec.affinity->podAntiAffinity, pod.metadata.labels);
 }
 
+void mergeLabelKeysUnlessStored(Pod& pod) {
+  if (!pod.metadata.storedByApiServer) applyMatchLabelKeysAndMismatchLabelKeys(pod);
+}
+
 }  // namespace scheduling::api

@@ -22,6 +22,9 @@ struct ObjectMeta {
   std::string uid;
   Labels labels;
   BoxedOptional<std::string> deletionTimestamp;
+  // metadata.resourceVersion was set: the object is as an API server stored it, so the
+  // API server's mutations at creation (matchLabelKeys merged) are already in it.
+  bool storedByApiServer = false;
   bool operator==(const ObjectMeta&) const = default;
 };
 

@@ -142,18 +142,51 @@ void checkFullPod(const Pod& pod) {
   BOOST_TEST((*term.namespaceSelector == LabelSelector{}));
   BOOST_TEST(term.topologyKey == "region");
 
-  // matchLabelKeys / mismatchLabelKeys merged as the API server does; "absent" is not a
-  // label of the pod.
+  // The pod has a resourceVersion: stored by an API server, which merged matchLabelKeys /
+  // mismatchLabelKeys when it created it; the selector is read as it is.
+  BOOST_TEST(pod.metadata.storedByApiServer);
   BOOST_TEST_REQUIRE(affinity.podAntiAffinity.has_value());
   const auto& anti = affinity.podAntiAffinity->requiredDuringSchedulingIgnoredDuringExecution;
   BOOST_TEST_REQUIRE(anti.size() == 1u);
   BOOST_TEST((anti[0].matchLabelKeys == std::vector<std::string>{"version"}));
   BOOST_TEST((anti[0].mismatchLabelKeys == std::vector<std::string>{"app", "absent"}));
-  const std::vector<LabelSelectorRequirement> merged = {{"version", "In", {"v2"}},
-                                                        {"app", "NotIn", {"web"}}};
   BOOST_TEST_REQUIRE(anti[0].labelSelector.has_value());
-  BOOST_TEST((anti[0].labelSelector->matchExpressions == merged));
+  BOOST_TEST(anti[0].labelSelector->matchExpressions.empty());
   BOOST_TEST(anti[0].topologyKey == "kubernetes.io/hostname");
+}
+
+// matchLabelKeys and mismatchLabelKeys are merged into the selector as the API server merges
+// them at creation, into a pod written by hand (no resourceVersion) only: a stored pod was
+// merged with the labels it had when it was created, and keeps that selector when its
+// labels change, as kube-scheduler reads it.
+struct LabelKeysCase {
+  const char* name;
+  const char* metadata;
+  bool carriesMerge;  // the selector has what the API server merged for version=v2, app=web
+  bool wantMerge;     // the selector is expected to end with that merge
+};
+const LabelKeysCase kLabelKeysCases[] = {
+    {"written by hand: merged", R"("name":"p","labels":{"app":"web","version":"v2"})", false,
+     true},
+    {"written by hand, merge already there: not merged twice",
+     R"("name":"p","labels":{"app":"web","version":"v2"})", true, true},
+    {"stored: as stored",
+     R"("name":"p","resourceVersion":"7","labels":{"app":"web","version":"v2"})", false, false},
+    {"stored, relabelled since: the merge keeps the values of its creation",
+     R"("name":"p","resourceVersion":"9","labels":{"app":"api","version":"v3"})", true, true},
+};
+std::ostream& operator<<(std::ostream& os, const LabelKeysCase& c) { return os << c.name; }
+
+std::string podWithLabelKeys(const LabelKeysCase& c) {
+  const std::string merged =
+      R"("matchExpressions":[{"key":"version","operator":"In","values":["v2"]},)"
+      R"({"key":"app","operator":"NotIn","values":["web"]}],)";
+  return R"({"Pod":{"metadata":{)" + std::string(c.metadata) +
+         R"(},"spec":{"affinity":{"podAntiAffinity":{)"
+         R"("requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{)" +
+         (c.carriesMerge ? merged : "") +
+         R"("matchLabels":{"tier":"db"}},"topologyKey":"zone","matchLabelKeys":["version"],)"
+         R"("mismatchLabelKeys":["app"]}]}}}}})";
 }
 
 // Every ASCII letter of the member names of `json` in lower case; data (label keys and
@@ -923,6 +956,17 @@ BOOST_AUTO_TEST_CASE(FastPathsInMutatedBodies) {
 BOOST_DATA_TEST_CASE(LabelsFastPathAgreesWithEventByEvent,
                      boost::unit_test::data::make(kLabelsBodies), c) {
   BOOST_TEST(fastPathDifference(c.body) == "", c.name);
+}
+
+BOOST_DATA_TEST_CASE(MergesLabelKeysIntoHandWrittenPodsOnly,
+                     boost::unit_test::data::make(kLabelKeysCases), c) {
+  const auto args = decodeExtenderArgs(podWithLabelKeys(c));
+  const auto& term =
+      args.pod.spec.affinity->podAntiAffinity->requiredDuringSchedulingIgnoredDuringExecution[0];
+  const std::vector<LabelSelectorRequirement> merge = {{"version", "In", {"v2"}},
+                                                       {"app", "NotIn", {"web"}}};
+  BOOST_TEST((term.labelSelector->matchExpressions ==
+              (c.wantMerge ? merge : std::vector<LabelSelectorRequirement>{})));
 }
 
 // A label key or value with anything in it: the same decode by either path, and a plain one

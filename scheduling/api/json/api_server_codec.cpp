@@ -78,10 +78,14 @@ Route routeObjectMember(void* target, std::string_view key) {
 
 template <typename T>
 void finishObject(Decoder& decoder, void* target) {
-  // The object's own finishing step (a pod merges matchLabelKeys), which routing bypassed.
-  if (const auto finish = objectSchema<T>().finish) {
-    finish(decoder, &static_cast<Versioned<T>*>(target)->object);
+  auto& object = static_cast<Versioned<T>*>(target)->object;
+  // Routing took metadata.resourceVersion away from the object's metadata; what the API
+  // server sends it has stored.
+  if constexpr (requires { object.metadata.storedByApiServer; }) {
+    object.metadata.storedByApiServer = true;
   }
+  // The object's own finishing step, which routing bypassed.
+  if (const auto finish = objectSchema<T>().finish) finish(decoder, &object);
 }
 
 template <typename T>

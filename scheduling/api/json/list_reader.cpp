@@ -100,7 +100,7 @@ void finishItem(Decoder& decoder, void* target) {
   const ListVisitor& visitor = *item.visitor;
   if (*item.kind == "Pod") {
     // Decoded member by member, so the Pod schema's own finishing step did not run.
-    applyMatchLabelKeysAndMismatchLabelKeys(item.pod);
+    mergeLabelKeysUnlessStored(item.pod);
     if (visitor.pod) visitor.pod(std::move(item.pod));
   } else if (*item.kind == "Node") {
     if (visitor.node) visitor.node(std::move(item.node));

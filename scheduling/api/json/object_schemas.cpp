@@ -121,12 +121,22 @@ constexpr Schema kAffinity{
 
 // --- pod ---
 
+// metadata.resourceVersion says only that an API server stored the object: its value goes
+// to a per-thread sink, not into the object, which keeps the mark alone.
+void* markStored(void* meta) {
+  static_cast<ObjectMeta*>(meta)->storedByApiServer = true;
+  thread_local std::string resourceVersion;
+  return &resourceVersion;
+}
+void unmarkStored(void* meta) { static_cast<ObjectMeta*>(meta)->storedByApiServer = false; }
+
 constexpr Field kObjectMetaFields[] = {
     field<&ObjectMeta::name>("name", kString),
     field<&ObjectMeta::ns>("namespace", kString),
     field<&ObjectMeta::uid>("uid", kString),
     field<&ObjectMeta::labels>("labels", kLabels),
     field<&ObjectMeta::deletionTimestamp>("deletionTimestamp", kString),
+    {"resourceVersion", &kString, &markStored, &unmarkStored},
 };
 constexpr Schema kObjectMeta{
     .type = SchemaType::Object, .expected = "an object", .fields = kObjectMetaFields};
@@ -154,9 +164,7 @@ constexpr Field kPodFields[] = {
     field<&Pod::status>("status", kPodStatus),
 };
 
-void finishPod(Decoder&, void* pod) {
-  applyMatchLabelKeysAndMismatchLabelKeys(*static_cast<Pod*>(pod));
-}
+void finishPod(Decoder&, void* pod) { mergeLabelKeysUnlessStored(*static_cast<Pod*>(pod)); }
 
 // --- node and namespace: the name and labels of their metadata ---
 
