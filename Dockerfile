@@ -56,7 +56,7 @@ EXPOSE 8888 8889
 # mode, /sys/kernel/mm/transparent_hugepage/enabled, is `madvise` or `always`): loading a
 # million pods then takes a page fault per 2 MiB of the cache it builds instead of per 4 KiB,
 # about a seventh less CPU at 50,000 nodes, and requests cost the same (docs/benchmarks.md,
-# "Issue 27, seventeenth round").
+# "Tried and left out, and why").
 ENV GLIBC_TUNABLES=glibc.malloc.hugetlb=1
 # With no flags the extender serves every endpoint on 0.0.0.0:8888 and follows the cluster
 # through the pod's service account; the Helm chart passes the listeners, --config, TLS,
