@@ -144,6 +144,10 @@ func generate(seed uint64, n int) Batch {
 
 func (g *generator) genNodes() []corev1.Node {
 	count := 1 + g.r.IntN(10)
+	// Now and then a larger cluster, where the extender filters and scores nodes in parallel.
+	if g.chance(0.1) {
+		count = 20 + g.r.IntN(41)
+	}
 	zones := 1 + g.r.IntN(3)
 	var nodes []corev1.Node
 	for i := 0; i < count; i++ {
