@@ -681,6 +681,32 @@ BOOST_DATA_TEST_CASE(bind_verb_and_exclusive_affinity_render_what_they_ask, data
   }
 }
 
+struct SamplingCase {
+  std::string name;
+  std::vector<std::string> sets;
+  int want;  // kube-scheduler's percentageOfNodesToScore
+};
+std::ostream& operator<<(std::ostream& os, const SamplingCase& c) { return os << c.name; }
+
+const std::string kExclusive[] = {"registration.bindVerb=bind",
+                                  "registration.exclusiveInterPodAffinity=true"};
+const std::vector<SamplingCase> kSamplingCases = {
+    {"defaults: kube-scheduler's adaptive sampling", {}, 0},
+    // Its filters cannot see affinity: every node that passes them goes to the extender,
+    // which samples with affinity judged.
+    {"exclusive: every node to the extender", {kExclusive[0], kExclusive[1]}, 100},
+    {"exclusive, set to adaptive",
+     {kExclusive[0], kExclusive[1], "kubeScheduler.percentageOfNodesToScore=0"},
+     0},
+    {"set", {"kubeScheduler.percentageOfNodesToScore=30"}, 30},
+};
+
+BOOST_DATA_TEST_CASE(kube_scheduler_samples_only_where_its_filters_judge_affinity,
+                     data::make(kSamplingCases), c) {
+  const Scenario s = renderWith(c.sets);
+  BOOST_TEST(at(s.schedulerConfig, {"percentageOfNodesToScore"}).as<int>() == c.want);
+}
+
 BOOST_DATA_TEST_CASE(rbac_lets_each_binary_do_what_it_calls, data::make(kScenarios), name) {
   const Scenario& s = scenario(name);
   const ServiceAccount extender{text(podSpecOf(s.extenderDeployment)["serviceAccountName"]),

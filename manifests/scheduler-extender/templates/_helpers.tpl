@@ -123,7 +123,7 @@ leaderElection:
   renewDeadline: {{ .Values.leaderElection.renewDeadline }}
   retryPeriod: {{ .Values.leaderElection.retryPeriod }}
   {{- end }}
-percentageOfNodesToScore: {{ int .Values.kubeScheduler.percentageOfNodesToScore }}
+percentageOfNodesToScore: {{ include "scheduler-extender.kubeSchedulerSampling" . }}
 profiles:
   - schedulerName: {{ include "scheduler-extender.schedulerName" . }}
     {{- if .Values.registration.exclusiveInterPodAffinity }}
@@ -157,6 +157,17 @@ extenders:
       keyFile: {{ $tlsDir }}/client/tls.key
       {{- end }}
     {{- end }}
+{{- end }}
+
+{{/*
+kube-scheduler's percentageOfNodesToScore; see values.yaml's kubeScheduler.percentageOfNodesToScore.
+*/}}
+{{- define "scheduler-extender.kubeSchedulerSampling" -}}
+{{- if not (kindIs "invalid" .Values.kubeScheduler.percentageOfNodesToScore) }}
+{{- int .Values.kubeScheduler.percentageOfNodesToScore }}
+{{- else if .Values.registration.exclusiveInterPodAffinity }}100
+{{- else }}0
+{{- end }}
 {{- end }}
 
 {{/*
