@@ -57,8 +57,14 @@ func (p ExtenderProbe) Metrics(ctx context.Context) (map[string]float64, error) 
 	if code != http.StatusOK {
 		return nil, fmt.Errorf("/metrics answered %d: %s", code, body)
 	}
+	return ParseMetrics(body)
+}
+
+// ParseMetrics reads Prometheus' text format into series ("name{labels}") and their values.
+func ParseMetrics(body string) (map[string]float64, error) {
 	out := map[string]float64{}
 	scanner := bufio.NewScanner(strings.NewReader(body))
+	scanner.Buffer(make([]byte, 1<<20), 1<<20) // a histogram's line can be long
 	for scanner.Scan() {
 		line := scanner.Text()
 		if line == "" || strings.HasPrefix(line, "#") {

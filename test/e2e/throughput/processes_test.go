@@ -1,0 +1,113 @@
+package throughput
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"scheduler-extender/test/e2e/framework"
+)
+
+// extender is a scheduler-extender host process.
+type extender struct {
+	process *framework.Process
+	verbs   string // http://127.0.0.1:PORT, kube-scheduler's urlPrefix
+	metrics string // http://127.0.0.1:PORT, /readyz and /metrics
+}
+
+var servingLine = regexp.MustCompile(`serving on (http://[0-9.:]+) for the scheduling verbs and (http://[0-9.:]+) for`)
+
+// startExtender starts the extender with args and waits until /readyz answers 200.
+func startExtender(ctx context.Context, binary, log string, args []string) (*extender, error) {
+	p, err := framework.StartProcess(log, binary, args...)
+	if err != nil {
+		return nil, err
+	}
+	e := &extender{process: p}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if e.verbs == "" {
+			if data, err := os.ReadFile(log); err == nil {
+				if m := servingLine.FindSubmatch(data); m != nil {
+					e.verbs, e.metrics = string(m[1]), string(m[2])
+				}
+			}
+		}
+		if e.metrics != "" {
+			if code, _, err := get(ctx, e.metrics+"/readyz"); err == nil && code == http.StatusOK {
+				return e, nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.Stop()
+	return nil, fmt.Errorf("extender not ready within 60 s; see %s", log)
+}
+
+func get(ctx context.Context, url string) (int, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	request, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	response, err := http.DefaultClient.Do(request)
+	if err != nil {
+		return 0, "", err
+	}
+	defer response.Body.Close()
+	body, err := io.ReadAll(response.Body)
+	return response.StatusCode, string(body), err
+}
+
+// scrape reads /metrics into series ("name{labels}") and values.
+func (e *extender) scrape(ctx context.Context) (map[string]float64, error) {
+	code, body, err := get(ctx, e.metrics+"/metrics")
+	if err != nil {
+		return nil, err
+	}
+	if code != http.StatusOK {
+		return nil, fmt.Errorf("/metrics answered %d", code)
+	}
+	return framework.ParseMetrics(body)
+}
+
+// verbs whose request durations are reported.
+var verbs = []string{"filter", "prioritize", "bind", "preempt"}
+
+// verbTime is the extender's requests of one verb over an interval.
+type verbTime struct {
+	count   float64
+	seconds float64
+}
+
+const durationMetric = "scheduler_extender_request_duration_seconds"
+
+// delta is the per-verb count and total duration between two scrapes.
+func delta(before, after map[string]float64) map[string]verbTime {
+	out := map[string]verbTime{}
+	for _, v := range verbs {
+		label := fmt.Sprintf(`endpoint="%s"`, v)
+		out[v] = verbTime{
+			count:   framework.Sum(after, durationMetric+"_count", label) - framework.Sum(before, durationMetric+"_count", label),
+			seconds: framework.Sum(after, durationMetric+"_sum", label) - framework.Sum(before, durationMetric+"_sum", label),
+		}
+	}
+	return out
+}
+
+// startScheduler runs the upstream kube-scheduler with a configuration file, at the chart's
+// verbosity, without a serving port (nothing here reads its endpoints).
+func startScheduler(cluster *framework.Cluster, configFile, log string) (*framework.Process, error) {
+	kubeconfig := filepath.Join(cluster.Dir, "scheduler.kubeconfig")
+	return framework.StartProcess(log, filepath.Join(cluster.KubernetesBin, "kube-scheduler"),
+		"--config", configFile,
+		"--authentication-kubeconfig", kubeconfig,
+		"--authorization-kubeconfig", kubeconfig,
+		"--bind-address=127.0.0.1", "--secure-port=0", "--v=2")
+}
