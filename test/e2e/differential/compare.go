@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -156,8 +155,7 @@ func extenderScores(c Config, a *Answer) map[string]int64 {
 
 func spread(scores map[string]int64) bool {
 	values := slices.Collect(maps.Values(scores))
-	sort.Slice(values, func(i, j int) bool { return values[i] < values[j] })
-	return len(values) > 1 && values[0] != values[len(values)-1]
+	return len(values) > 1 && slices.Min(values) != slices.Max(values)
 }
 
 func (t *tally) count(b *Batch, p *Pod, a *Answer) {

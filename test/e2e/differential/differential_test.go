@@ -131,7 +131,7 @@ func runBatch(ctx context.Context, t *testing.T, bin string, b *Batch, tl *tally
 	if err != nil {
 		t.Fatalf("batch %d: %v", b.Seed, err)
 	}
-	defer e.stop()
+	defer e.Stop()
 	for i := range b.Incoming {
 		p := &b.Incoming[i]
 		diffs, err := compareCase(ctx, o, e, b, p, tl)

@@ -1,7 +1,6 @@
 package differential
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,30 +8,23 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"scheduler-extender/test/e2e/framework"
 )
 
 // extender is the product as kube-scheduler meets it: a process serving a cluster-state file,
 // asked over HTTP.
 type extender struct {
-	cmd    *exec.Cmd
-	base   string
+	*framework.HostExtender
 	client *http.Client
-	log    *tail
-	done   chan struct{}
 }
 
-var servingOn = regexp.MustCompile(`serving on (http://[^;\s]+)`)
-
 // startExtender writes the batch's cluster and configuration into dir and starts binary on
-// them, returning once it says it is ready.
+// them, returning once it is ready.
 func startExtender(ctx context.Context, binary, dir string, b *Batch) (*extender, error) {
 	state, config := filepath.Join(dir, "cluster-state.json"), filepath.Join(dir, "config.json")
 	if err := writeJSON(state, clusterList(b)); err != nil {
@@ -41,54 +33,12 @@ func startExtender(ctx context.Context, binary, dir string, b *Batch) (*extender
 	if err := writeJSON(config, extenderConfig(b.Config)); err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, binary, "--cluster-state", state, "--config", config,
-		"--listen", "127.0.0.1:0", "--in-flight-wait", "0")
-	stderr, err := cmd.StderrPipe()
+	e, err := framework.StartHostExtender(ctx, filepath.Join(dir, "extender.log"), binary,
+		"--cluster-state", state, "--config", config, "--listen", "127.0.0.1:0", "--in-flight-wait", "0")
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", binary, err)
-	}
-	e := &extender{cmd: cmd, client: &http.Client{Timeout: 30 * time.Second}, log: &tail{}, done: make(chan struct{})}
-	base, ready := make(chan string, 1), make(chan struct{})
-	go func() {
-		defer close(e.done)
-		s := bufio.NewScanner(stderr)
-		sawReady := false
-		for s.Scan() {
-			line := s.Text()
-			e.log.add(line)
-			if m := servingOn.FindStringSubmatch(line); m != nil {
-				base <- m[1]
-			}
-			if !sawReady && strings.HasSuffix(line, "] ready") {
-				sawReady = true
-				close(ready)
-			}
-		}
-	}()
-	select {
-	case e.base = <-base:
-	case <-e.done:
-	case <-time.After(30 * time.Second):
-	}
-	if e.base != "" {
-		select {
-		case <-ready:
-			return e, nil
-		case <-e.done:
-		case <-time.After(30 * time.Second):
-		}
-	}
-	e.stop()
-	return nil, fmt.Errorf("the extender did not become ready; its log ends:\n%s", e.log)
-}
-
-func (e *extender) stop() {
-	_ = e.cmd.Process.Kill()
-	<-e.done
-	_ = e.cmd.Wait()
+	return &extender{HostExtender: e, client: &http.Client{Timeout: 30 * time.Second}}, nil
 }
 
 // clusterList is the cluster-state file: the List `kubectl get nodes,pods,namespaces -A -o
@@ -182,14 +132,14 @@ func (e *extender) post(ctx context.Context, verb string, body, answer any) erro
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.base+"/"+verb, bytes.NewReader(data))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.Verbs+"/"+verb, bytes.NewReader(data))
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := e.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("/%s: %w; the extender's log ends:\n%s", verb, err, e.log)
+		return fmt.Errorf("/%s: %w; the extender's log is %s", verb, err, e.Log)
 	}
 	defer resp.Body.Close()
 	got, err := io.ReadAll(resp.Body)
@@ -211,24 +161,4 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
-}
-
-// tail keeps the last lines of a log, for the message when something fails.
-type tail struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (t *tail) add(line string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.lines = append(t.lines, line); len(t.lines) > 20 {
-		t.lines = t.lines[1:]
-	}
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.Join(t.lines, "\n")
 }

@@ -54,9 +54,13 @@ type oracle struct {
 	cancel context.CancelFunc
 }
 
-func newOracle(parent context.Context, b *Batch) (*oracle, error) {
+func newOracle(parent context.Context, b *Batch) (_ *oracle, err error) {
 	ctx, cancel := context.WithCancel(parent)
-	o := &oracle{cancel: cancel}
+	defer func() {
+		if err != nil {
+			cancel()
+		}
+	}()
 	logger := klog.FromContext(ctx)
 
 	// The scheduler's cache holds nodes and the pods bound to them; its pod informer never
@@ -76,7 +80,6 @@ func newOracle(parent context.Context, b *Batch) (*oracle, error) {
 		case p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed:
 		case p.Spec.NodeName != "":
 			if err := cache.AddPod(logger, p); err != nil {
-				cancel()
 				return nil, fmt.Errorf("adding %s to the scheduler cache: %w", p.Name, err)
 			}
 		case p.Status.NominatedNodeName != "":
@@ -86,7 +89,6 @@ func newOracle(parent context.Context, b *Batch) (*oracle, error) {
 	}
 	snapshot := internalcache.NewEmptySnapshot()
 	if err := cache.UpdateSnapshot(logger, snapshot); err != nil {
-		cancel()
 		return nil, fmt.Errorf("taking the snapshot: %w", err)
 	}
 
@@ -106,7 +108,6 @@ func newOracle(parent context.Context, b *Batch) (*oracle, error) {
 		frameworkruntime.WithPodNominator(queue),
 		frameworkruntime.WithParallelism(1))
 	if err != nil {
-		cancel()
 		return nil, fmt.Errorf("building the framework: %w", err)
 	}
 	// The plugin asked for the namespace lister when it was built.
@@ -115,11 +116,9 @@ func newOracle(parent context.Context, b *Batch) (*oracle, error) {
 
 	nodes, err := snapshot.NodeInfos().List()
 	if err != nil {
-		cancel()
 		return nil, err
 	}
-	o.fw, o.nodes = fw, nodes
-	return o, nil
+	return &oracle{fw: fw, nodes: nodes, cancel: cancel}, nil
 }
 
 func (o *oracle) close() { o.cancel() }

@@ -5,49 +5,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"scheduler-extender/test/e2e/framework"
 )
-
-// extender is a scheduler-extender host process.
-type extender struct {
-	process *framework.Process
-	verbs   string // http://127.0.0.1:PORT, kube-scheduler's urlPrefix
-	metrics string // http://127.0.0.1:PORT, /readyz and /metrics
-}
-
-var servingLine = regexp.MustCompile(`serving on (http://[0-9.:]+) for the scheduling verbs and (http://[0-9.:]+) for`)
-
-// startExtender starts the extender with args and waits until /readyz answers 200.
-func startExtender(ctx context.Context, binary, log string, args []string) (*extender, error) {
-	p, err := framework.StartProcess(log, binary, args...)
-	if err != nil {
-		return nil, err
-	}
-	e := &extender{process: p}
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if e.verbs == "" {
-			if data, err := os.ReadFile(log); err == nil {
-				if m := servingLine.FindSubmatch(data); m != nil {
-					e.verbs, e.metrics = string(m[1]), string(m[2])
-				}
-			}
-		}
-		if e.metrics != "" {
-			if code, _, err := get(ctx, e.metrics+"/readyz"); err == nil && code == http.StatusOK {
-				return e, nil
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	p.Stop()
-	return nil, fmt.Errorf("extender not ready within 60 s; see %s", log)
-}
 
 func get(ctx context.Context, url string) (int, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -66,8 +28,8 @@ func get(ctx context.Context, url string) (int, string, error) {
 }
 
 // scrape reads /metrics into series ("name{labels}") and values.
-func (e *extender) scrape(ctx context.Context) (map[string]float64, error) {
-	code, body, err := get(ctx, e.metrics+"/metrics")
+func scrape(ctx context.Context, e *framework.HostExtender) (map[string]float64, error) {
+	code, body, err := get(ctx, e.Metrics+"/metrics")
 	if err != nil {
 		return nil, err
 	}

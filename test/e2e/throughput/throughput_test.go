@@ -213,18 +213,18 @@ func runOnce(ctx context.Context, t *testing.T, cluster *framework.Cluster, tpl 
 		return fail(err)
 	}
 
-	var ext *extender
+	var ext *framework.HostExtender
 	extenderURL := ""
 	if c.extender {
 		args, err := rendering.hostExtenderArgs(dir, cluster.Kubeconfig)
 		if err != nil {
 			return fail(err)
 		}
-		if ext, err = startExtender(ctx, cluster.ExtenderBinary, filepath.Join(dir, "extender.log"), args); err != nil {
+		if ext, err = framework.StartHostExtender(ctx, filepath.Join(dir, "extender.log"), cluster.ExtenderBinary, args...); err != nil {
 			return fail(err)
 		}
-		defer ext.process.Stop()
-		extenderURL = ext.verbs
+		defer ext.Stop()
+		extenderURL = ext.Verbs
 	}
 	configFile, configText, err := rendering.schedulerConfigFile(dir, filepath.Join(cluster.Dir, "scheduler.kubeconfig"), extenderURL, *flagSchedulerQPS)
 	if err != nil {
@@ -277,7 +277,7 @@ func runOnce(ctx context.Context, t *testing.T, cluster *framework.Cluster, tpl 
 
 	var before map[string]float64
 	if ext != nil {
-		if before, err = ext.scrape(ctx); err != nil {
+		if before, err = scrape(ctx, ext); err != nil {
 			return fail(fmt.Errorf("extender metrics: %v", err))
 		}
 	}
@@ -317,7 +317,7 @@ func runOnce(ctx context.Context, t *testing.T, cluster *framework.Cluster, tpl 
 		r.throughput.Average, r.throughput.P50, r.throughput.P90, r.throughput.P95, r.throughput.P99)
 	t.Logf("%s/%s: samples (pods/s, in order): %s", w.name, c.name, formatSamples(samples))
 	if ext != nil {
-		after, err := ext.scrape(ctx)
+		after, err := scrape(ctx, ext)
 		if err != nil {
 			return fail(fmt.Errorf("extender metrics: %v", err))
 		}
