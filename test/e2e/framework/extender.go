@@ -29,13 +29,18 @@ func (p ExtenderProbe) get(ctx context.Context, path string) (int, string, error
 		scheme = "https"
 	}
 	url := fmt.Sprintf("%s://%s%s", scheme, net.JoinHostPort(p.Pod.Status.PodIP, strconv.Itoa(p.Port)), path)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	return get(ctx, client, url)
+}
+
+// get is url's status code and body, within 5 seconds.
+func get(ctx context.Context, client *http.Client, url string) (int, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	request, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, "", err
 	}
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	response, err := client.Do(request)
 	if err != nil {
 		return 0, "", err
@@ -50,7 +55,11 @@ func (p ExtenderProbe) Readyz(ctx context.Context) (int, string, error) { return
 
 // Metrics reads /metrics into series ("name{labels}") and their values.
 func (p ExtenderProbe) Metrics(ctx context.Context) (map[string]float64, error) {
-	code, body, err := p.get(ctx, "/metrics")
+	return metricsAnswer(p.get(ctx, "/metrics"))
+}
+
+// metricsAnswer parses an answer of /metrics, which must be a 200.
+func metricsAnswer(code int, body string, err error) (map[string]float64, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,11 @@ func StartHostExtender(ctx context.Context, log, binary string, args ...string) 
 	return nil, fmt.Errorf("%s not ready within a minute; its log ends:\n%s", binary, logTail(log))
 }
 
+// ScrapeMetrics reads the extender's /metrics into series ("name{labels}") and their values.
+func (e *HostExtender) ScrapeMetrics(ctx context.Context) (map[string]float64, error) {
+	return metricsAnswer(get(ctx, http.DefaultClient, e.Metrics+"/metrics"))
+}
+
 // logTail is the last lines of a log, for an error message.
 func logTail(log string) string {
 	data, err := os.ReadFile(log)

@@ -1,43 +1,11 @@
 package throughput
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"path/filepath"
-	"time"
 
 	"scheduler-extender/test/e2e/framework"
 )
-
-func get(ctx context.Context, url string) (int, string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	request, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return 0, "", err
-	}
-	response, err := http.DefaultClient.Do(request)
-	if err != nil {
-		return 0, "", err
-	}
-	defer response.Body.Close()
-	body, err := io.ReadAll(response.Body)
-	return response.StatusCode, string(body), err
-}
-
-// scrape reads /metrics into series ("name{labels}") and values.
-func scrape(ctx context.Context, e *framework.HostExtender) (map[string]float64, error) {
-	code, body, err := get(ctx, e.Metrics+"/metrics")
-	if err != nil {
-		return nil, err
-	}
-	if code != http.StatusOK {
-		return nil, fmt.Errorf("/metrics answered %d", code)
-	}
-	return framework.ParseMetrics(body)
-}
 
 // verbs whose request durations are reported.
 var verbs = []string{"filter", "prioritize", "bind", "preempt"}

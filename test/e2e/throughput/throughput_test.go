@@ -277,7 +277,7 @@ func runOnce(ctx context.Context, t *testing.T, cluster *framework.Cluster, tpl 
 
 	var before map[string]float64
 	if ext != nil {
-		if before, err = scrape(ctx, ext); err != nil {
+		if before, err = ext.ScrapeMetrics(ctx); err != nil {
 			return fail(fmt.Errorf("extender metrics: %v", err))
 		}
 	}
@@ -317,7 +317,7 @@ func runOnce(ctx context.Context, t *testing.T, cluster *framework.Cluster, tpl 
 		r.throughput.Average, r.throughput.P50, r.throughput.P90, r.throughput.P95, r.throughput.P99)
 	t.Logf("%s/%s: samples (pods/s, in order): %s", w.name, c.name, formatSamples(samples))
 	if ext != nil {
-		after, err := scrape(ctx, ext)
+		after, err := ext.ScrapeMetrics(ctx)
 		if err != nil {
 			return fail(fmt.Errorf("extender metrics: %v", err))
 		}
